@@ -1,0 +1,375 @@
+//! The reference CSV format (feature `std`).
+//!
+//! Columns `id,lower,upper,size[,alignment][,hint][,gaps][,offset]` in any
+//! order, with the aliases `start`/`begin` for `lower`, `buffer`/`buffer_id`
+//! for `id`, and `end` for an inclusive upper bound (`upper = end + 1`, gap
+//! ends likewise). Gaps are space separated `lower-upper` or
+//! `lower-upper@window_lower:window_upper`. Other columns are kept and
+//! written back. Output is the input's columns plus `offset`.
+
+use std::fmt;
+use std::string::{String, ToString};
+use std::vec::Vec;
+
+use crate::problem::{Buffer, Error, Field, Gap, Lifetime, Problem, Window};
+
+/// A CSV input that cannot be read: where and why.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CsvError {
+    /// 1-based line number (the header is line 1).
+    pub line: usize,
+    /// The column, if the error is about one field.
+    pub column: Option<String>,
+    /// What is wrong.
+    pub message: String,
+}
+
+impl fmt::Display for CsvError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "line {}", self.line)?;
+        if let Some(c) = &self.column {
+            write!(f, ", column {c}")?;
+        }
+        write!(f, ": {}", self.message)
+    }
+}
+
+impl std::error::Error for CsvError {}
+
+/// The input as read, kept so that the output repeats it exactly.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Table {
+    header: Vec<String>,
+    rows: Vec<Vec<String>>,
+    lines: Vec<usize>,
+    offset: Option<usize>,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Column {
+    Id,
+    Lower,
+    Upper,
+    End,
+    Size,
+    Alignment,
+    Hint,
+    Gaps,
+    Offset,
+    Other,
+}
+
+fn column_of(name: &str) -> Column {
+    match name {
+        "id" | "buffer" | "buffer_id" => Column::Id,
+        "lower" | "start" | "begin" => Column::Lower,
+        "upper" => Column::Upper,
+        "end" => Column::End,
+        "size" => Column::Size,
+        "alignment" => Column::Alignment,
+        "hint" => Column::Hint,
+        "gaps" => Column::Gaps,
+        "offset" => Column::Offset,
+        _ => Column::Other,
+    }
+}
+
+/// Reads a problem with half-open `lower`/`upper` columns.
+pub fn read(text: &str, capacity: i64) -> Result<(Problem, Table), CsvError> {
+    read_with(text, capacity, Lifetime::HalfOpen)
+}
+
+/// Reads a problem whose `lower`/`upper` columns (and gaps) follow
+/// `lifetime`. An `end` column is always inclusive.
+pub fn read_with(
+    text: &str,
+    capacity: i64,
+    lifetime: Lifetime,
+) -> Result<(Problem, Table), CsvError> {
+    let mut lines = text
+        .lines()
+        .enumerate()
+        .map(|(i, l)| (i + 1, l.trim_end_matches('\r')))
+        .filter(|(_, l)| !l.trim().is_empty());
+    let Some((_, head)) = lines.next() else {
+        return Err(CsvError {
+            line: 1,
+            column: None,
+            message: "the input is empty: expected a header such as id,lower,upper,size".into(),
+        });
+    };
+    let header: Vec<String> = head.split(',').map(|s| s.trim().to_string()).collect();
+    let kinds: Vec<Column> = header.iter().map(|h| column_of(h)).collect();
+    let header_error = |message: String| CsvError {
+        line: 1,
+        column: None,
+        message,
+    };
+    for (i, k) in kinds.iter().enumerate() {
+        if *k == Column::Other {
+            continue;
+        }
+        let same = |j: usize| {
+            kinds[j] == *k
+                || matches!(
+                    (kinds[j], *k),
+                    (Column::Upper, Column::End) | (Column::End, Column::Upper)
+                )
+        };
+        if let Some(j) = (0..i).find(|&j| same(j)) {
+            return Err(header_error(format!(
+                "columns {:?} and {:?} name the same field",
+                header[j], header[i]
+            )));
+        }
+    }
+    let find = |k: Column| kinds.iter().position(|&c| c == k);
+    let (upper_col, inclusive_end) = match (find(Column::Upper), find(Column::End)) {
+        (Some(u), _) => (Some(u), false),
+        (None, Some(e)) => (Some(e), true),
+        (None, None) => (None, false),
+    };
+    let required = [
+        ("id", find(Column::Id)),
+        ("lower", find(Column::Lower)),
+        ("upper", upper_col),
+        ("size", find(Column::Size)),
+    ];
+    for (name, col) in required {
+        if col.is_none() {
+            return Err(header_error(format!(
+                "missing column {name:?} (the header is {head:?})"
+            )));
+        }
+    }
+    let [id_col, lower_col, upper_col, size_col] = required.map(|(_, c)| c.unwrap_or(0));
+    let (align_col, hint_col, gaps_col, offset_col) = (
+        find(Column::Alignment),
+        find(Column::Hint),
+        find(Column::Gaps),
+        find(Column::Offset),
+    );
+    // An `end` column is inclusive; otherwise the chosen convention holds.
+    let convention = if inclusive_end {
+        Lifetime::Inclusive
+    } else {
+        lifetime
+    };
+
+    let mut table = Table {
+        header: header.clone(),
+        rows: Vec::new(),
+        lines: Vec::new(),
+        offset: offset_col,
+    };
+    let mut buffers = Vec::new();
+    for (line, text) in lines {
+        let fields: Vec<String> = text.split(',').map(|s| s.trim().to_string()).collect();
+        if fields.len() != header.len() {
+            return Err(CsvError {
+                line,
+                column: None,
+                message: format!(
+                    "expected {} fields as in the header, found {}",
+                    header.len(),
+                    fields.len()
+                ),
+            });
+        }
+        let error = |col: usize, message: String| CsvError {
+            line,
+            column: Some(header[col].clone()),
+            message,
+        };
+        let int = |col: usize| -> Result<i64, CsvError> {
+            fields[col]
+                .parse::<i64>()
+                .map_err(|_| error(col, format!("expected an integer, got {:?}", fields[col])))
+        };
+        let optional = |col: Option<usize>| -> Result<Option<i64>, CsvError> {
+            match col {
+                Some(c) if !fields[c].is_empty() => int(c).map(Some),
+                _ => Ok(None),
+            }
+        };
+        let convert = |col: usize, lo: i64, hi: i64| {
+            convention
+                .to_half_open(lo, hi)
+                .ok_or_else(|| error(col, format!("[{lo}, {hi}] overflows when made half-open")))
+        };
+        let (lower, upper) = convert(upper_col, int(lower_col)?, int(upper_col)?)?;
+        let mut buffer = Buffer::new(fields[id_col].clone(), lower, upper, int(size_col)?);
+        if let Some(a) = optional(align_col)? {
+            buffer.alignment = a;
+        }
+        // The reference writes -1 for "no hint".
+        buffer.hint = optional(hint_col)?.filter(|&h| h != -1);
+        buffer.offset = optional(offset_col)?;
+        if let Some(c) = gaps_col {
+            for token in fields[c].split_whitespace() {
+                let gap = parse_gap(token).ok_or_else(|| {
+                    error(
+                        c,
+                        format!("bad gap {token:?}: expected lower-upper or lower-upper@a:b"),
+                    )
+                })?;
+                let (lower, upper) = convert(c, gap.lower, gap.upper)?;
+                buffer.gaps.push(Gap {
+                    lower,
+                    upper,
+                    ..gap
+                });
+            }
+        }
+        buffers.push(buffer);
+        table.rows.push(fields);
+        table.lines.push(line);
+    }
+    let problem = Problem::new(capacity, buffers).map_err(|e| table.locate(e))?;
+    Ok((problem, table))
+}
+
+fn parse_gap(token: &str) -> Option<Gap> {
+    let (span, window) = match token.split_once('@') {
+        Some((s, w)) => (s, Some(w)),
+        None => (token, None),
+    };
+    let (lo, hi) = span.split_once('-')?;
+    let window = match window {
+        None => None,
+        Some(w) => {
+            let (a, b) = w.split_once(':')?;
+            Some(Window {
+                lower: a.parse().ok()?,
+                upper: b.parse().ok()?,
+            })
+        }
+    };
+    Some(Gap {
+        lower: lo.parse().ok()?,
+        upper: hi.parse().ok()?,
+        window,
+    })
+}
+
+impl Table {
+    /// Turns a validation error about buffer `i` into one about its line
+    /// and column.
+    fn locate(&self, e: Error) -> CsvError {
+        match &e {
+            Error::Buffer { index, field, .. } => {
+                let name = match field {
+                    Field::Id => &["id", "buffer", "buffer_id"][..],
+                    Field::Lower => &["lower", "start", "begin"],
+                    Field::Upper => &["upper", "end"],
+                    Field::Size => &["size"],
+                    Field::Alignment => &["alignment"],
+                    Field::Gap(_) => &["gaps"],
+                    Field::Offset => &["offset"],
+                    Field::Hint => &["hint"],
+                };
+                CsvError {
+                    line: self.lines.get(*index).copied().unwrap_or(0),
+                    column: self
+                        .header
+                        .iter()
+                        .find(|h| name.contains(&h.as_str()))
+                        .cloned(),
+                    message: e.to_string(),
+                }
+            }
+            _ => CsvError {
+                line: 1,
+                column: None,
+                message: e.to_string(),
+            },
+        }
+    }
+
+    /// The input's rows with an `offset` column holding `offsets` (the
+    /// input's own offset column, if any, is replaced in place).
+    pub fn write(&self, offsets: &[i64]) -> String {
+        let mut out = String::new();
+        let mut push_row = |fields: &mut dyn Iterator<Item = &str>| {
+            let mut first = true;
+            for f in fields {
+                if !first {
+                    out.push(',');
+                }
+                out.push_str(f);
+                first = false;
+            }
+            out.push('\n');
+        };
+        let extra = if self.offset.is_none() {
+            Some("offset")
+        } else {
+            None
+        };
+        push_row(&mut self.header.iter().map(String::as_str).chain(extra));
+        for (row, offset) in self.rows.iter().zip(offsets) {
+            let offset = offset.to_string();
+            match self.offset {
+                Some(c) => push_row(&mut row.iter().enumerate().map(|(i, f)| {
+                    if i == c {
+                        offset.as_str()
+                    } else {
+                        f.as_str()
+                    }
+                })),
+                None => push_row(&mut row.iter().map(String::as_str).chain([offset.as_str()])),
+            }
+        }
+        out
+    }
+}
+
+/// Writes a problem (and optionally offsets) in the reference format, with
+/// the optional columns only when some buffer needs them.
+pub fn write_problem(problem: &Problem, offsets: Option<&[i64]>) -> String {
+    let buffers = problem.buffers();
+    let alignment = buffers.iter().any(|b| b.alignment != 1);
+    let hint = buffers.iter().any(|b| b.hint.is_some());
+    let gaps = buffers.iter().any(|b| !b.gaps.is_empty());
+    let fixed = buffers.iter().any(|b| b.offset.is_some());
+    let mut out = String::from("id,lower,upper,size");
+    for (on, name) in [(alignment, "alignment"), (hint, "hint"), (gaps, "gaps")] {
+        if on {
+            out.push(',');
+            out.push_str(name);
+        }
+    }
+    if fixed || offsets.is_some() {
+        out.push_str(",offset");
+    }
+    out.push('\n');
+    for (i, b) in buffers.iter().enumerate() {
+        out.push_str(&format!("{},{},{},{}", b.id, b.lower, b.upper, b.size));
+        if alignment {
+            out.push_str(&format!(",{}", b.alignment));
+        }
+        if hint {
+            out.push_str(&format!(",{}", b.hint.unwrap_or(-1)));
+        }
+        if gaps {
+            out.push(',');
+            let text: Vec<String> = b
+                .gaps
+                .iter()
+                .map(|g| match g.window {
+                    Some(w) => format!("{}-{}@{}:{}", g.lower, g.upper, w.lower, w.upper),
+                    None => format!("{}-{}", g.lower, g.upper),
+                })
+                .collect();
+            out.push_str(&text.join(" "));
+        }
+        match (offsets, b.offset) {
+            (Some(o), _) => out.push_str(&format!(",{}", o[i])),
+            (None, Some(f)) => out.push_str(&format!(",{f}")),
+            (None, None) if fixed => out.push(','),
+            _ => {}
+        }
+        out.push('\n');
+    }
+    out
+}

@@ -1,0 +1,483 @@
+//! The input model: buffers, gaps, windows and the problem that holds them.
+//!
+//! A [`Problem`] is validated when it is built and stays valid: every
+//! buffer has a non-empty half-open lifetime, a positive size and alignment,
+//! gaps inside its lifetime that do not overlap, and fixed offsets or hints
+//! that are aligned and fit the capacity. Other lifetime conventions are
+//! converted by [`Lifetime`] at the edge and nowhere else.
+
+use alloc::string::String;
+use alloc::vec::Vec;
+
+pub use crate::error::{BufferError, Error, Field};
+
+/// The part `[lower, upper)` of a buffer's memory, relative to its offset,
+/// that stays in use during a gap.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Window {
+    /// First byte still in use, relative to the buffer's offset.
+    pub lower: i64,
+    /// One past the last byte still in use.
+    pub upper: i64,
+}
+
+/// A time interval `[lower, upper)` inside a buffer's lifetime where the
+/// buffer is dead, or, with a window, only partly alive.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Gap {
+    /// First time step of the gap.
+    pub lower: i64,
+    /// One past the last time step of the gap.
+    pub upper: i64,
+    /// The part of the buffer that stays in use during the gap, if any.
+    pub window: Option<Window>,
+}
+
+/// One buffer to place.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Buffer {
+    /// An identifier kept for I/O; ids that are not empty must be unique.
+    pub id: String,
+    /// First time step at which the buffer is alive.
+    pub lower: i64,
+    /// One past the last time step at which it is alive.
+    pub upper: i64,
+    /// Bytes it occupies.
+    pub size: i64,
+    /// Its offset must be a multiple of this (at least 1).
+    pub alignment: i64,
+    /// Intervals of its lifetime where it is dead or only partly alive.
+    pub gaps: Vec<Gap>,
+    /// If set, the buffer must be placed exactly here.
+    pub offset: Option<i64>,
+    /// If set, an offset to try first (for example last compile's offset).
+    pub hint: Option<i64>,
+}
+
+impl Buffer {
+    /// A buffer alive during `[lower, upper)` with alignment 1, no gaps, no
+    /// fixed offset and no hint.
+    pub fn new(id: impl Into<String>, lower: i64, upper: i64, size: i64) -> Self {
+        Buffer {
+            id: id.into(),
+            lower,
+            upper,
+            size,
+            alignment: 1,
+            gaps: Vec::new(),
+            offset: None,
+            hint: None,
+        }
+    }
+
+    /// The same buffer with another alignment.
+    pub fn with_alignment(mut self, alignment: i64) -> Self {
+        self.alignment = alignment;
+        self
+    }
+
+    /// The same buffer with one more gap.
+    pub fn with_gap(mut self, gap: Gap) -> Self {
+        self.gaps.push(gap);
+        self
+    }
+
+    /// The same buffer fixed at `offset`.
+    pub fn with_offset(mut self, offset: i64) -> Self {
+        self.offset = Some(offset);
+        self
+    }
+
+    /// The same buffer with a hint.
+    pub fn with_hint(mut self, hint: i64) -> Self {
+        self.hint = Some(hint);
+        self
+    }
+
+    /// Product of size and lifetime length (saturating).
+    pub fn area(&self) -> i128 {
+        self.size as i128 * (self.upper - self.lower) as i128
+    }
+
+    /// The live pieces of this buffer in time order: `(lower, upper, window)`
+    /// where `window` is the occupied part relative to the offset. A gap
+    /// without a window leaves no piece; pieces that touch and occupy the
+    /// same window are merged. Assumes a validated buffer (sorted gaps).
+    pub fn pieces(&self) -> Pieces<'_> {
+        Pieces {
+            buffer: self,
+            cursor: self.lower,
+            next_gap: 0,
+            pending: None,
+        }
+    }
+}
+
+/// Iterator over the live pieces of a buffer; see [`Buffer::pieces`].
+pub struct Pieces<'a> {
+    buffer: &'a Buffer,
+    cursor: i64,
+    next_gap: usize,
+    pending: Option<Piece>,
+}
+
+/// One live piece of a buffer: alive during `[lower, upper)`, occupying
+/// `window` relative to its offset.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Piece {
+    /// First time step of the piece.
+    pub lower: i64,
+    /// One past its last time step.
+    pub upper: i64,
+    /// Occupied bytes relative to the buffer's offset.
+    pub window: Window,
+}
+
+impl Pieces<'_> {
+    /// The next stretch of the lifetime: `None` at the end, `Some(None)` for
+    /// a dead gap, `Some(Some(piece))` for a live stretch (not yet merged).
+    fn stretch(&mut self) -> Option<Option<Piece>> {
+        let b = self.buffer;
+        if self.cursor >= b.upper {
+            return None;
+        }
+        let full = Window {
+            lower: 0,
+            upper: b.size,
+        };
+        let (upper, window) = match b.gaps.get(self.next_gap) {
+            Some(gap) if gap.lower <= self.cursor => {
+                self.next_gap += 1;
+                (gap.upper, gap.window)
+            }
+            Some(gap) => (gap.lower, Some(full)),
+            None => (b.upper, Some(full)),
+        };
+        let lower = core::mem::replace(&mut self.cursor, upper);
+        Some(window.map(|window| Piece {
+            lower,
+            upper,
+            window,
+        }))
+    }
+}
+
+impl Iterator for Pieces<'_> {
+    type Item = Piece;
+
+    fn next(&mut self) -> Option<Piece> {
+        let mut current = self.pending.take();
+        loop {
+            match self.stretch() {
+                None => return current,
+                Some(None) if current.is_some() => return current,
+                Some(None) => {}
+                Some(Some(p)) => match current {
+                    None => current = Some(p),
+                    Some(ref mut c) if c.upper == p.lower && c.window == p.window => {
+                        c.upper = p.upper;
+                    }
+                    Some(c) => {
+                        self.pending = Some(p);
+                        return Some(c);
+                    }
+                },
+            }
+        }
+    }
+}
+
+/// How input lifetimes are written. Internally every lifetime is half-open
+/// `[lower, upper)`; other conventions are converted at the edge.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum Lifetime {
+    /// `[lower, upper)`: alive from `lower` up to, not including, `upper`.
+    #[default]
+    HalfOpen,
+    /// `[lower, upper]`: alive at both endpoints (XLA, shared-memory planners).
+    Inclusive,
+    /// `(lower, upper)`: alive strictly between the endpoints.
+    Exclusive,
+}
+
+impl Lifetime {
+    /// Converts `(lower, upper)` written in this convention to half-open,
+    /// or `None` if the conversion overflows.
+    pub fn to_half_open(self, lower: i64, upper: i64) -> Option<(i64, i64)> {
+        match self {
+            Lifetime::HalfOpen => Some((lower, upper)),
+            Lifetime::Inclusive => Some((lower, upper.checked_add(1)?)),
+            Lifetime::Exclusive => Some((lower.checked_add(1)?, upper)),
+        }
+    }
+}
+
+/// A validated problem: buffers and the capacity they must fit below.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Problem {
+    buffers: Vec<Buffer>,
+    capacity: i64,
+}
+
+impl Problem {
+    /// Validates `buffers` against `capacity`. Gaps are stored sorted.
+    /// Nothing is built if any buffer is invalid; the error names the first.
+    pub fn new(capacity: i64, buffers: Vec<Buffer>) -> Result<Problem, Error> {
+        let mut problem = Problem::empty(capacity)?;
+        problem.buffers.reserve(buffers.len());
+        for mut buffer in buffers {
+            let index = problem.buffers.len();
+            problem.check_buffer(index, &mut buffer)?;
+            problem.buffers.push(buffer);
+        }
+        problem.check_ids()?;
+        Ok(problem)
+    }
+
+    /// A problem with no buffers.
+    pub fn empty(capacity: i64) -> Result<Problem, Error> {
+        if capacity <= 0 {
+            return Err(Error::Capacity(capacity));
+        }
+        Ok(Problem {
+            buffers: Vec::new(),
+            capacity,
+        })
+    }
+
+    /// Adds one buffer after validating it; returns its index. A non-empty
+    /// id is checked against the others (linear time: build large problems
+    /// with [`Problem::new`], or leave ids empty).
+    pub fn push(&mut self, mut buffer: Buffer) -> Result<usize, Error> {
+        let index = self.buffers.len();
+        self.check_buffer(index, &mut buffer)?;
+        if !buffer.id.is_empty() {
+            if let Some(first) = self.buffers.iter().position(|b| b.id == buffer.id) {
+                return Err(Error::Buffer {
+                    index,
+                    id: buffer.id,
+                    field: Field::Id,
+                    reason: BufferError::DuplicateId { first },
+                });
+            }
+        }
+        self.buffers.push(buffer);
+        Ok(index)
+    }
+
+    /// Replaces buffer `index` after validating the replacement; on error
+    /// nothing changes.
+    pub fn replace(&mut self, index: usize, mut buffer: Buffer) -> Result<(), Error> {
+        if index >= self.buffers.len() {
+            return Err(Error::NoSuchBuffer {
+                index,
+                len: self.buffers.len(),
+            });
+        }
+        self.check_buffer(index, &mut buffer)?;
+        if !buffer.id.is_empty() {
+            let dup = self
+                .buffers
+                .iter()
+                .enumerate()
+                .find(|(i, b)| *i != index && b.id == buffer.id);
+            if let Some((first, _)) = dup {
+                return Err(Error::Buffer {
+                    index,
+                    id: buffer.id,
+                    field: Field::Id,
+                    reason: BufferError::DuplicateId { first },
+                });
+            }
+        }
+        self.buffers[index] = buffer;
+        Ok(())
+    }
+
+    /// The buffers, in the order given.
+    pub fn buffers(&self) -> &[Buffer] {
+        &self.buffers
+    }
+
+    /// Number of buffers.
+    pub fn len(&self) -> usize {
+        self.buffers.len()
+    }
+
+    /// True when there are no buffers.
+    pub fn is_empty(&self) -> bool {
+        self.buffers.is_empty()
+    }
+
+    /// The capacity every buffer must fit below.
+    pub fn capacity(&self) -> i64 {
+        self.capacity
+    }
+
+    /// The same problem with another capacity, revalidated (fixed offsets
+    /// and hints must still fit).
+    pub fn with_capacity(&self, capacity: i64) -> Result<Problem, Error> {
+        Problem::new(capacity, self.buffers.clone())
+    }
+
+    /// Whether any buffer carries a gap with a window.
+    pub fn has_windows(&self) -> bool {
+        self.buffers
+            .iter()
+            .any(|b| b.gaps.iter().any(|g| g.window.is_some()))
+    }
+
+    fn check_buffer(&self, index: usize, b: &mut Buffer) -> Result<(), Error> {
+        let fail = |field: Field, reason: BufferError| Error::Buffer {
+            index,
+            id: b.id.clone(),
+            field,
+            reason,
+        };
+        if b.lower < 0 {
+            return Err(fail(Field::Lower, BufferError::Negative(b.lower)));
+        }
+        if b.upper <= b.lower {
+            return Err(fail(
+                Field::Upper,
+                BufferError::EmptyLifetime {
+                    lower: b.lower,
+                    upper: b.upper,
+                },
+            ));
+        }
+        if b.size <= 0 {
+            return Err(fail(Field::Size, BufferError::NotPositive(b.size)));
+        }
+        if b.alignment <= 0 {
+            return Err(fail(
+                Field::Alignment,
+                BufferError::NotPositive(b.alignment),
+            ));
+        }
+        for (i, g) in b.gaps.iter().enumerate() {
+            if g.upper <= g.lower {
+                return Err(fail(
+                    Field::Gap(i),
+                    BufferError::EmptyGap {
+                        lower: g.lower,
+                        upper: g.upper,
+                    },
+                ));
+            }
+            if g.lower < b.lower || g.upper > b.upper {
+                return Err(fail(
+                    Field::Gap(i),
+                    BufferError::GapOutsideLifetime {
+                        lower: g.lower,
+                        upper: g.upper,
+                        life_lower: b.lower,
+                        life_upper: b.upper,
+                    },
+                ));
+            }
+            if let Some(w) = g.window {
+                if w.lower < 0 || w.upper <= w.lower || w.upper > b.size {
+                    return Err(fail(
+                        Field::Gap(i),
+                        BufferError::BadWindow {
+                            lower: w.lower,
+                            upper: w.upper,
+                            size: b.size,
+                        },
+                    ));
+                }
+            }
+        }
+        // Report overlaps by the gaps' positions as given, then keep them
+        // sorted so that pieces come out in time order.
+        let mut order: Vec<usize> = (0..b.gaps.len()).collect();
+        order.sort_by_key(|&i| (b.gaps[i].lower, i));
+        for pair in order.windows(2) {
+            let (a, c) = (&b.gaps[pair[0]], &b.gaps[pair[1]]);
+            if a.upper > c.lower {
+                let (first, second) = (pair[0].min(pair[1]), pair[0].max(pair[1]));
+                let (g, o) = (&b.gaps[second], &b.gaps[first]);
+                return Err(fail(
+                    Field::Gap(second),
+                    BufferError::GapsOverlap {
+                        lower: g.lower,
+                        upper: g.upper,
+                        other_lower: o.lower,
+                        other_upper: o.upper,
+                    },
+                ));
+            }
+        }
+        b.gaps.sort_by_key(|g| g.lower);
+        for (field, value) in [(Field::Offset, b.offset), (Field::Hint, b.hint)] {
+            let Some(offset) = value else { continue };
+            if offset < 0 {
+                return Err(fail(field, BufferError::Negative(offset)));
+            }
+            if offset % b.alignment != 0 {
+                return Err(fail(
+                    field,
+                    BufferError::Misaligned {
+                        offset,
+                        alignment: b.alignment,
+                    },
+                ));
+            }
+            let Some(end) = offset.checked_add(b.size) else {
+                return Err(fail(
+                    field,
+                    BufferError::Overflow {
+                        offset,
+                        size: b.size,
+                    },
+                ));
+            };
+            if end > self.capacity {
+                return Err(fail(
+                    field,
+                    BufferError::ExceedsCapacity {
+                        offset,
+                        size: b.size,
+                        capacity: self.capacity,
+                    },
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// Rejects duplicate non-empty ids, naming the earliest repeat.
+    fn check_ids(&self) -> Result<(), Error> {
+        let mut order: Vec<u32> = (0..self.buffers.len() as u32)
+            .filter(|&i| !self.buffers[i as usize].id.is_empty())
+            .collect();
+        let id = |i: u32| self.buffers[i as usize].id.as_str();
+        order.sort_unstable_by(|&a, &b| id(a).cmp(id(b)).then(a.cmp(&b)));
+        // Within a run of equal ids the first two entries are the first
+        // occurrence and its earliest repeat.
+        let repeat = order
+            .windows(2)
+            .filter(|w| id(w[0]) == id(w[1]))
+            .min_by_key(|w| w[1]);
+        match repeat {
+            None => Ok(()),
+            Some(w) => {
+                // The window found may not start the run: find the first.
+                let first = order
+                    .iter()
+                    .find(|&&i| id(i) == id(w[1]))
+                    .copied()
+                    .unwrap_or(w[0]);
+                Err(Error::Buffer {
+                    index: w[1] as usize,
+                    id: id(w[1]).into(),
+                    field: Field::Id,
+                    reason: BufferError::DuplicateId {
+                        first: first as usize,
+                    },
+                })
+            }
+        }
+    }
+}

@@ -1,0 +1,192 @@
+//! Solutions and the validator every solution in the tests goes through.
+//!
+//! The validator does not share the solver's sweep: it walks the live
+//! pieces of all buffers in time order and keeps the memory ranges in use
+//! in an ordered map, so a placement is checked in O(pieces log pieces)
+//! whatever the number of overlapping pairs.
+
+use alloc::collections::BTreeMap;
+use alloc::vec::Vec;
+
+use crate::problem::Problem;
+
+/// An offset for every buffer, in the problem's order.
+#[derive(Clone, Debug, PartialEq, Eq, Default)]
+pub struct Solution {
+    /// `offsets[i]` is where buffer `i` starts.
+    pub offsets: Vec<i64>,
+}
+
+impl Solution {
+    /// The highest byte used plus one: `max(offset + size)`, 0 if empty.
+    pub fn height(&self, problem: &Problem) -> i64 {
+        self.offsets
+            .iter()
+            .zip(problem.buffers())
+            .map(|(&o, b)| o.saturating_add(b.size))
+            .max()
+            .unwrap_or(0)
+    }
+}
+
+/// Why a solution is not valid for a problem.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum ValidationError {
+    /// The solution has a different number of offsets.
+    #[error("the solution has {got} offsets for {expected} buffers")]
+    Length {
+        /// Buffers in the problem.
+        expected: usize,
+        /// Offsets in the solution.
+        got: usize,
+    },
+    /// A negative offset.
+    #[error("buffer {buffer}: offset {offset} is negative")]
+    Negative {
+        /// Buffer index.
+        buffer: usize,
+        /// Its offset.
+        offset: i64,
+    },
+    /// An offset that is not a multiple of the buffer's alignment.
+    #[error("buffer {buffer}: offset {offset} is not a multiple of its alignment {alignment}")]
+    Misaligned {
+        /// Buffer index.
+        buffer: usize,
+        /// Its offset.
+        offset: i64,
+        /// Its alignment.
+        alignment: i64,
+    },
+    /// A buffer that ends above the capacity.
+    #[error("buffer {buffer}: offset {offset} + size {size} exceeds the capacity {capacity}")]
+    ExceedsCapacity {
+        /// Buffer index.
+        buffer: usize,
+        /// Its offset.
+        offset: i64,
+        /// Its size.
+        size: i64,
+        /// The capacity.
+        capacity: i64,
+    },
+    /// A buffer with a fixed offset placed elsewhere.
+    #[error("buffer {buffer}: placed at {offset} but fixed at {fixed}")]
+    FixedMoved {
+        /// Buffer index.
+        buffer: usize,
+        /// Its offset in the solution.
+        offset: i64,
+        /// The fixed offset.
+        fixed: i64,
+    },
+    /// Two buffers that use the same memory at the same time.
+    #[error("buffers {first} and {second} overlap in memory at time {time}")]
+    Overlap {
+        /// One buffer.
+        first: usize,
+        /// The other.
+        second: usize,
+        /// A time at which both are alive.
+        time: i64,
+    },
+}
+
+/// Checks that `solution` places every buffer of `problem` at a non-negative
+/// aligned offset, inside the capacity, at its fixed offset if it has one,
+/// and that no two buffers use the same byte at the same time (gap windows
+/// included).
+pub fn validate(problem: &Problem, solution: &Solution) -> Result<(), ValidationError> {
+    validate_below(problem, solution, problem.capacity())
+}
+
+/// [`validate`] against another capacity (for heights below the problem's).
+pub fn validate_below(
+    problem: &Problem,
+    solution: &Solution,
+    capacity: i64,
+) -> Result<(), ValidationError> {
+    let buffers = problem.buffers();
+    if solution.offsets.len() != buffers.len() {
+        return Err(ValidationError::Length {
+            expected: buffers.len(),
+            got: solution.offsets.len(),
+        });
+    }
+    for (i, (b, &offset)) in buffers.iter().zip(&solution.offsets).enumerate() {
+        if offset < 0 {
+            return Err(ValidationError::Negative { buffer: i, offset });
+        }
+        if offset % b.alignment != 0 {
+            return Err(ValidationError::Misaligned {
+                buffer: i,
+                offset,
+                alignment: b.alignment,
+            });
+        }
+        if offset.checked_add(b.size).is_none_or(|end| end > capacity) {
+            return Err(ValidationError::ExceedsCapacity {
+                buffer: i,
+                offset,
+                size: b.size,
+                capacity,
+            });
+        }
+        if let Some(fixed) = b.offset {
+            if fixed != offset {
+                return Err(ValidationError::FixedMoved {
+                    buffer: i,
+                    offset,
+                    fixed,
+                });
+            }
+        }
+    }
+
+    // Events: (time, 0 = end / 1 = start, piece). Ends sort first so that
+    // a piece ending at t and one starting at t do not meet.
+    struct Live {
+        buffer: u32,
+        lower: i64,
+        upper: i64,
+    }
+    let mut pieces: Vec<Live> = Vec::with_capacity(buffers.len());
+    let mut events: Vec<(i64, u8, u32)> = Vec::with_capacity(buffers.len() * 2);
+    for (i, (b, &offset)) in buffers.iter().zip(&solution.offsets).enumerate() {
+        for p in b.pieces() {
+            let id = pieces.len() as u32;
+            pieces.push(Live {
+                buffer: i as u32,
+                lower: offset + p.window.lower,
+                upper: offset + p.window.upper,
+            });
+            events.push((p.lower, 1, id));
+            events.push((p.upper, 0, id));
+        }
+    }
+    events.sort_unstable();
+
+    // Memory ranges in use, keyed by (start, piece): disjoint as long as
+    // the placement is valid, so the only range that can meet a new one
+    // is the last one starting below its end.
+    let mut active: BTreeMap<(i64, u32), i64> = BTreeMap::new();
+    for &(time, kind, id) in &events {
+        let p = &pieces[id as usize];
+        if kind == 0 {
+            active.remove(&(p.lower, id));
+            continue;
+        }
+        if let Some((&(_, other), &end)) = active.range(..(p.upper, 0)).next_back() {
+            if end > p.lower {
+                let (a, b) = (pieces[other as usize].buffer, p.buffer);
+                return Err(ValidationError::Overlap {
+                    first: a.min(b) as usize,
+                    second: a.max(b) as usize,
+                    time,
+                });
+            }
+        }
+        active.insert((p.lower, id), p.upper);
+    }
+    Ok(())
+}

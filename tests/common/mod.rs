@@ -1,0 +1,123 @@
+//! Shared test helpers: a seeded generator of small random problems and a
+//! direct conflict check from the definition of a placement.
+#![allow(dead_code)]
+
+use minimalloc::{Buffer, Gap, Problem, Window};
+
+/// xorshift64*: small, seeded, reproducible.
+pub struct Rng(u64);
+
+impl Rng {
+    pub fn new(seed: u64) -> Self {
+        Rng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1)
+    }
+    pub fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
+    }
+    /// Uniform in `lo..=hi`.
+    pub fn range(&mut self, lo: i64, hi: i64) -> i64 {
+        lo + (self.next() % (hi - lo + 1) as u64) as i64
+    }
+    pub fn chance(&mut self, percent: u64) -> bool {
+        self.next() % 100 < percent
+    }
+}
+
+/// What kinds of features random problems may carry.
+#[derive(Clone, Copy)]
+pub struct Shape {
+    pub max_buffers: i64,
+    pub horizon: i64,
+    pub max_size: i64,
+    pub max_capacity: i64,
+    pub alignment: bool,
+    pub gaps: bool,
+    pub windows: bool,
+    pub fixed: bool,
+    pub hints: bool,
+}
+
+impl Shape {
+    pub const SMALL: Shape = Shape {
+        max_buffers: 8,
+        horizon: 10,
+        max_size: 6,
+        max_capacity: 16,
+        alignment: true,
+        gaps: true,
+        windows: true,
+        fixed: true,
+        hints: true,
+    };
+}
+
+/// A random valid problem of the given shape.
+pub fn random_problem(rng: &mut Rng, shape: Shape) -> Problem {
+    let n = rng.range(1, shape.max_buffers);
+    let capacity = rng.range(1, shape.max_capacity);
+    let mut buffers = Vec::new();
+    for i in 0..n {
+        let lower = rng.range(0, shape.horizon - 1);
+        let upper = rng.range(lower + 1, shape.horizon);
+        let size = rng.range(1, shape.max_size);
+        let mut b = Buffer::new(format!("b{i}"), lower, upper, size);
+        if shape.alignment && rng.chance(30) {
+            b.alignment = [2, 3, 4][rng.range(0, 2) as usize];
+        }
+        if shape.gaps && upper - lower >= 2 && rng.chance(30) {
+            let gl = rng.range(lower, upper - 1);
+            let gu = rng.range(gl + 1, upper);
+            let window = if shape.windows && rng.chance(50) {
+                let wl = rng.range(0, size - 1);
+                let wu = rng.range(wl + 1, size);
+                Some(Window {
+                    lower: wl,
+                    upper: wu,
+                })
+            } else {
+                None
+            };
+            b.gaps.push(Gap {
+                lower: gl,
+                upper: gu,
+                window,
+            });
+        }
+        if shape.fixed && size <= capacity && rng.chance(12) {
+            let slots = (capacity - size) / b.alignment;
+            b.offset = Some(rng.range(0, slots) * b.alignment);
+        }
+        if shape.hints && size <= capacity && rng.chance(15) {
+            let slots = (capacity - size) / b.alignment;
+            b.hint = Some(rng.range(0, slots) * b.alignment);
+        }
+        buffers.push(b);
+    }
+    Problem::new(capacity, buffers).expect("generated problems are valid")
+}
+
+/// The bytes `[lo, hi)` relative to its offset that buffer `b` occupies at
+/// time `t`, from the definition (lifetime minus gaps, windows inside gaps).
+fn occupied(b: &Buffer, t: i64) -> Option<(i64, i64)> {
+    if t < b.lower || t >= b.upper {
+        return None;
+    }
+    for g in &b.gaps {
+        if g.lower <= t && t < g.upper {
+            return g.window.map(|w| (w.lower, w.upper));
+        }
+    }
+    Some((0, b.size))
+}
+
+/// Whether buffers `a` at `oa` and `b` at `ob` share a byte at some time.
+pub fn conflict(a: &Buffer, oa: i64, b: &Buffer, ob: i64) -> bool {
+    let (lo, hi) = (a.lower.max(b.lower), a.upper.min(b.upper));
+    (lo..hi).any(|t| match (occupied(a, t), occupied(b, t)) {
+        (Some((a0, a1)), Some((b0, b1))) => oa + a0 < ob + b1 && ob + b0 < oa + a1,
+        _ => false,
+    })
+}
