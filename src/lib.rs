@@ -2,12 +2,15 @@
 //!
 //! Each buffer has a lifetime `[lower, upper)` in logical time and a size.
 //! The library assigns every buffer an offset so that buffers alive at the
-//! same time never overlap in memory, below a capacity.
+//! same time never overlap in memory, and either everything fits below a
+//! capacity or the search proves that nothing can.
 //!
-//! This first part holds the input model and the validator:
+//! The exact strategy is MiniMalloc (Moffitt, ASPLOS 2023): a depth-first
+//! search over canonical partial solutions with section inference,
+//! dominance pruning and dynamic temporal decomposition; see [`solver`].
 //!
 //! ```
-//! use minimalloc::{validate, Buffer, Problem, Solution};
+//! use minimalloc::{plan, Buffer, Options, Problem, Status};
 //!
 //! let problem = Problem::new(
 //!     12,
@@ -20,13 +23,14 @@
 //!     ],
 //! )
 //! .unwrap();
-//! let solution = Solution { offsets: vec![8, 8, 4, 4, 0] };
-//! validate(&problem, &solution).unwrap();
-//! assert_eq!(solution.height(&problem), 12);
+//! let outcome = plan(&problem, &Options::default());
+//! assert_eq!(outcome.status, Status::Solved);
+//! let solution = outcome.solution.unwrap();
+//! minimalloc::validate(&problem, &solution).unwrap();
 //! ```
 //!
-//! The core uses only `core` and `alloc`: build with
-//! `--no-default-features` for a `no_std` library.
+//! The core (everything but [`csv`] and the threads) uses only `core` and
+//! `alloc`: build with `--no-default-features` for a `no_std` library.
 #![cfg_attr(not(feature = "std"), no_std)]
 #![forbid(unsafe_op_in_unsafe_fn)]
 #![warn(missing_docs)]
@@ -34,15 +38,23 @@
 extern crate alloc;
 
 // Without `std`, a build that unwinds on panic still needs std's panic
-// runtime to link the cdylib; the core code below never names `std`.
+// runtime to link the cdylib; the core code below never names `std`. The
+// tiny profile (panic = "abort") links no std at all.
 #[cfg(all(not(feature = "std"), panic = "unwind"))]
 extern crate std;
 
 #[cfg(feature = "std")]
 pub mod csv;
+pub mod deadline;
 pub mod error;
+pub mod plan;
 pub mod problem;
 pub mod solution;
+pub mod solver;
+pub mod sweep;
 
+pub use deadline::{Deadline, Stop};
+pub use plan::{plan, Options, Outcome, Status};
 pub use problem::{Buffer, BufferError, Error, Field, Gap, Lifetime, Problem, Window};
 pub use solution::{validate, Solution, ValidationError};
+pub use sweep::max_load;

@@ -1,5 +1,6 @@
-//! Shared test helpers: a seeded generator of small random problems and a
-//! direct conflict check from the definition of a placement.
+//! Shared test helpers: a seeded generator of small random problems and an
+//! independent brute-force solver that shares no code with the library's
+//! search or sweep.
 #![allow(dead_code)]
 
 use minimalloc::{Buffer, Gap, Problem, Window};
@@ -120,4 +121,101 @@ pub fn conflict(a: &Buffer, oa: i64, b: &Buffer, ob: i64) -> bool {
         (Some((a0, a1)), Some((b0, b1))) => oa + a0 < ob + b1 && ob + b0 < oa + a1,
         _ => false,
     })
+}
+
+/// Independent exact solver for tiny problems: a constraint-satisfaction
+/// search with forward checking over every aligned offset of every buffer.
+/// Returns a placement if one exists.
+pub fn brute_force(problem: &Problem) -> Option<Vec<i64>> {
+    let bs = problem.buffers();
+    let cap = problem.capacity();
+    let n = bs.len();
+    // Domains as lists of candidate offsets.
+    let domains: Vec<Vec<i64>> = bs
+        .iter()
+        .map(|b| match b.offset {
+            Some(f) => vec![f],
+            None => (0..=cap - b.size)
+                .filter(|o| o % b.alignment == 0)
+                .collect(),
+        })
+        .collect();
+    assert!(
+        domains.iter().all(|d| d.len() <= 64),
+        "brute force is for tiny problems"
+    );
+    let masks: Vec<u64> = domains
+        .iter()
+        .map(|d| {
+            if d.len() == 64 {
+                u64::MAX
+            } else {
+                (1u64 << d.len()) - 1
+            }
+        })
+        .collect();
+    // compatible[i][j][k]: mask of j's domain values compatible with i at domains[i][k].
+    let mut compatible = vec![vec![Vec::new(); n]; n];
+    for i in 0..n {
+        for j in 0..n {
+            if i == j {
+                continue;
+            }
+            compatible[i][j] = domains[i]
+                .iter()
+                .map(|&oi| {
+                    domains[j]
+                        .iter()
+                        .enumerate()
+                        .filter(|&(_, &oj)| !conflict(&bs[i], oi, &bs[j], oj))
+                        .fold(0u64, |m, (k, _)| m | (1 << k))
+                })
+                .collect();
+        }
+    }
+    let mut assignment = vec![usize::MAX; n];
+    fn go(
+        live: &mut Vec<u64>,
+        assignment: &mut Vec<usize>,
+        compatible: &Vec<Vec<Vec<u64>>>,
+    ) -> bool {
+        let n = live.len();
+        // Most constrained unassigned buffer first.
+        let next = (0..n)
+            .filter(|&i| assignment[i] == usize::MAX)
+            .min_by_key(|&i| live[i].count_ones());
+        let Some(i) = next else { return true };
+        let mut values = live[i];
+        while values != 0 {
+            let k = values.trailing_zeros() as usize;
+            values &= values - 1;
+            assignment[i] = k;
+            let saved = live.clone();
+            let mut ok = true;
+            for j in 0..n {
+                if assignment[j] == usize::MAX {
+                    live[j] &= compatible[i][j][k];
+                    if live[j] == 0 {
+                        ok = false;
+                        break;
+                    }
+                }
+            }
+            if ok && go(live, assignment, compatible) {
+                return true;
+            }
+            *live = saved;
+            assignment[i] = usize::MAX;
+        }
+        false
+    }
+    let mut live = masks;
+    if live.contains(&0) {
+        return None;
+    }
+    if go(&mut live, &mut assignment, &compatible) {
+        Some((0..n).map(|i| domains[i][assignment[i]]).collect())
+    } else {
+        None
+    }
 }

@@ -1,0 +1,257 @@
+//! The clock and the cancel flag that every strategy polls.
+//!
+//! The core has no clock of its own (it is `no_std`): the time comes in
+//! through a function returning monotonic nanoseconds. With the `std`
+//! feature that function defaults to one built on `std::time::Instant`.
+
+use core::sync::atomic::{AtomicBool, Ordering};
+use core::time::Duration;
+
+/// A monotonic clock in nanoseconds from an arbitrary origin.
+pub type Clock = fn() -> u64;
+
+/// Why a strategy stopped before finishing.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum Stop {
+    /// The timeout passed.
+    #[error("timed out")]
+    TimedOut,
+    /// The cancel flag was set.
+    #[error("cancelled")]
+    Cancelled,
+}
+
+/// A point in time after which work stops, and a flag that stops it early.
+#[derive(Clone, Copy)]
+pub struct Deadline<'a> {
+    clock: Option<Clock>,
+    start_ns: u64,
+    end_ns: u64,
+    cancel: Option<&'a AtomicBool>,
+}
+
+impl<'a> Deadline<'a> {
+    /// A deadline `timeout` from now on `clock` (no timeout if either is
+    /// `None`), also stopped by `cancel`.
+    pub fn new(
+        clock: Option<Clock>,
+        timeout: Option<Duration>,
+        cancel: Option<&'a AtomicBool>,
+    ) -> Self {
+        let start_ns = clock.map_or(0, |now| now());
+        let end_ns = match (clock, timeout) {
+            (Some(_), Some(t)) => {
+                let t = u64::try_from(t.as_nanos()).unwrap_or(u64::MAX);
+                start_ns.saturating_add(t)
+            }
+            _ => u64::MAX,
+        };
+        Deadline {
+            clock,
+            start_ns,
+            end_ns,
+            cancel,
+        }
+    }
+
+    /// A deadline that never passes and cannot be cancelled.
+    pub fn none() -> Self {
+        Deadline::new(None, None, None)
+    }
+
+    /// A deadline `timeout` from now on the standard clock.
+    #[cfg(feature = "std")]
+    pub fn after(timeout: Duration) -> Self {
+        Deadline::new(Some(std_clock), Some(timeout), None)
+    }
+
+    /// The same deadline, also stopped by `cancel`.
+    pub fn with_cancel(mut self, cancel: Option<&'a AtomicBool>) -> Self {
+        self.cancel = cancel;
+        self
+    }
+
+    /// A deadline that ends at the earlier of this one and `timeout` from
+    /// now, with the same cancel flag.
+    pub fn sooner(&self, timeout: Duration) -> Self {
+        let mut d = *self;
+        if let Some(now) = self.clock {
+            let t = u64::try_from(timeout.as_nanos()).unwrap_or(u64::MAX);
+            d.end_ns = d.end_ns.min(now().saturating_add(t));
+        }
+        d
+    }
+
+    /// `Err` once the deadline has passed or the flag is set.
+    #[inline]
+    pub fn check(&self) -> Result<(), Stop> {
+        if let Some(flag) = self.cancel {
+            if flag.load(Ordering::Relaxed) {
+                return Err(Stop::Cancelled);
+            }
+        }
+        if self.end_ns != u64::MAX {
+            if let Some(now) = self.clock {
+                if now() >= self.end_ns {
+                    return Err(Stop::TimedOut);
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Time since the deadline was made (zero without a clock).
+    pub fn elapsed(&self) -> Duration {
+        match self.clock {
+            Some(now) => Duration::from_nanos(now().saturating_sub(self.start_ns)),
+            None => Duration::ZERO,
+        }
+    }
+
+    /// Time left before the deadline (`None` if there is no timeout).
+    pub fn remaining(&self) -> Option<Duration> {
+        if self.end_ns == u64::MAX {
+            return None;
+        }
+        let now = self.clock.map_or(0, |now| now());
+        Some(Duration::from_nanos(self.end_ns.saturating_sub(now)))
+    }
+}
+
+/// Nanoseconds since the first call, on `std::time::Instant`.
+#[cfg(feature = "std")]
+pub fn std_clock() -> u64 {
+    use std::sync::OnceLock;
+    use std::time::Instant;
+    static ORIGIN: OnceLock<Instant> = OnceLock::new();
+    let origin = ORIGIN.get_or_init(Instant::now);
+    u64::try_from(origin.elapsed().as_nanos()).unwrap_or(u64::MAX)
+}
+
+/// Drops `value`, which holds about `bytes` of heap. With `std`, a large
+/// value is dropped on a short-lived thread, so that returning at a
+/// deadline does not wait for the memory to be handed back.
+pub(crate) fn discard<T: Send + 'static>(value: T, bytes: usize) {
+    #[cfg(feature = "std")]
+    if bytes >= 8 << 20 {
+        // If the thread cannot start, the closure and the value drop here.
+        let _ = std::thread::Builder::new()
+            .name("minimalloc-free".into())
+            .spawn(move || drop(value));
+        return;
+    }
+    let _ = bytes;
+    drop(value);
+}
+
+/// A countdown that makes polling the clock cheap: strategies report the
+/// work they do, and the clock is read only every `interval` units.
+pub(crate) struct Poll<'a> {
+    deadline: &'a Deadline<'a>,
+    left: u64,
+    interval: u64,
+}
+
+impl<'a> Poll<'a> {
+    /// Reads the clock every `interval` units of work.
+    pub(crate) fn new(deadline: &'a Deadline<'a>, interval: u64) -> Self {
+        Poll {
+            deadline,
+            left: interval,
+            interval,
+        }
+    }
+
+    /// Records `work` units; checks the deadline when the countdown ends.
+    #[inline]
+    pub(crate) fn tick(&mut self, work: u64) -> Result<(), Stop> {
+        if self.left > work {
+            self.left -= work;
+            return Ok(());
+        }
+        self.left = self.interval;
+        self.deadline.check()
+    }
+
+    /// Checks the deadline now.
+    pub(crate) fn now(&mut self) -> Result<(), Stop> {
+        self.left = self.interval;
+        self.deadline.check()
+    }
+}
+
+/// Sorts `v` in runs and merges, polling between steps, so that sorting
+/// millions of items stops within one poll interval of the deadline.
+pub(crate) fn sort_polled<T: Ord + Copy>(v: &mut [T], poll: &mut Poll<'_>) -> Result<(), Stop> {
+    const RUN: usize = 1 << 14;
+    const STEP: usize = 1 << 12;
+    let n = v.len();
+    for chunk in v.chunks_mut(RUN) {
+        chunk.sort_unstable();
+        poll.tick(16 * chunk.len() as u64)?;
+    }
+    if n <= RUN {
+        return Ok(());
+    }
+    let mut other = v.to_vec();
+    let (mut src, mut dst) = (&mut v[..], &mut other[..]);
+    let mut width = RUN;
+    let mut in_other = false;
+    while width < n {
+        let mut lo = 0;
+        while lo < n {
+            let mid = (lo + width).min(n);
+            let hi = (lo + 2 * width).min(n);
+            let (mut i, mut j, mut k) = (lo, mid, lo);
+            while k < hi {
+                // Merge up to STEP items, then poll.
+                let stop = (k + STEP).min(hi);
+                while k < stop {
+                    if j >= hi || (i < mid && src[i] <= src[j]) {
+                        dst[k] = src[i];
+                        i += 1;
+                    } else {
+                        dst[k] = src[j];
+                        j += 1;
+                    }
+                    k += 1;
+                }
+                poll.tick(2 * STEP as u64)?;
+            }
+            lo = hi;
+        }
+        core::mem::swap(&mut src, &mut dst);
+        in_other = !in_other;
+        width *= 2;
+    }
+    if in_other {
+        v.copy_from_slice(&other);
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sort_polled_sorts() {
+        let d = Deadline::none();
+        for n in [0usize, 1, 5, 1 << 14, (1 << 14) + 1, 100_000, 300_001] {
+            let mut x = 12345u64;
+            let mut v: alloc::vec::Vec<u64> = (0..n)
+                .map(|_| {
+                    x ^= x << 13;
+                    x ^= x >> 7;
+                    x ^= x << 17;
+                    x % 1000
+                })
+                .collect();
+            let mut want = v.clone();
+            want.sort();
+            let mut poll = Poll::new(&d, 1 << 16);
+            sort_polled(&mut v, &mut poll).unwrap();
+            assert_eq!(v, want, "n = {n}");
+        }
+    }
+}

@@ -1,0 +1,296 @@
+//! The exact MiniMalloc search.
+//!
+//! # What it searches
+//! Sort any solution by offset (ties by a static rank) and push every
+//! buffer down as far as it goes, jumping over others when a lower place is
+//! free ("jump-compacted"). Then each buffer sits at its *min offset*: the
+//! lowest aligned offset above the buffers before it that it overlaps. So
+//! the search only ever places a buffer at its min offset, and only in
+//! increasing order of `(offset, rank)`: the *canonical* partial solutions.
+//! If a solution exists, a jump-compacted one does, and the search meets it.
+//!
+//! # What it prunes (each rule keeps every jump-compacted solution)
+//! - *Section inference*: the unplaced pieces of a section lie one above the
+//!   other above the section's floor (the top of its highest placed piece);
+//!   if they cannot fit below the capacity, backtrack.
+//!
+//! Static preorderings decide the rank; several are tried round-robin with
+//! a node limit that doubles every round, per partition.
+//!
+//! # Gap windows
+//! The search stacks overlapping buffers: the one placed later lies above
+//! each piece of the other it meets. Two buffers that meet only through gap
+//! windows may fit interleaved instead; [`crate::sweep::Sweep::interleaving`]
+//! counts such pairs. With any of them an exhausted search is reported as
+//! [`Verdict::Exhausted`], not as a proof.
+
+mod order;
+pub(crate) mod search;
+mod sections;
+
+use alloc::vec;
+use alloc::vec::Vec;
+use core::time::Duration;
+
+use order::Traits;
+pub use order::{BadPreorder, Key, Preorder};
+use search::{Part, RunEnd, Search, FREE};
+
+use crate::deadline::{Deadline, Poll, Stop};
+use crate::problem::Problem;
+use crate::sweep::{self, Sweep};
+
+/// Switches for the search's rules, and the orderings it tries.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Params {
+    /// Canonical partial solutions only (offset-, then index-monotonic).
+    pub canonical: bool,
+    /// Section inference (eq. 3 of the paper).
+    pub section_inference: bool,
+    /// Rank buffers by `preorders`; otherwise by input position.
+    pub static_preordering: bool,
+    /// Orderings tried round-robin (one: no node limit per round).
+    pub preorders: Vec<Preorder>,
+    /// Give up after this many nodes in all.
+    pub node_limit: Option<u64>,
+}
+
+impl Default for Params {
+    fn default() -> Self {
+        Params {
+            canonical: true,
+            section_inference: true,
+            static_preordering: true,
+            preorders: Preorder::DEFAULTS.to_vec(),
+            node_limit: None,
+        }
+    }
+}
+
+/// What the search did.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Stats {
+    /// Search nodes visited (placements that passed every check, plus roots).
+    pub nodes: u64,
+    /// Nodes all of whose candidates failed.
+    pub backtracks: u64,
+    /// Wall time, set-up included (zero without a clock).
+    pub elapsed: Duration,
+    /// Sections of the sweep.
+    pub sections: usize,
+    /// Independent partitions in time.
+    pub partitions: usize,
+    /// For each ordering tried, how many partitions it solved.
+    pub solved_by: Vec<(Preorder, u32)>,
+    /// Overlapping pairs that gap windows let interleave.
+    pub interleaving: u64,
+}
+
+/// How an exact search ended.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Verdict {
+    /// An offset per buffer.
+    Solved(Vec<i64>),
+    /// Proven: no placement fits the capacity.
+    Infeasible,
+    /// No stacked placement fits, but gap windows might let buffers
+    /// interleave, so this is no proof.
+    Exhausted,
+    /// The node limit ran out.
+    NodeLimit,
+    /// The deadline passed or the search was cancelled.
+    Stopped(Stop),
+}
+
+/// Searches for offsets that fit `capacity` (which may differ from the
+/// problem's own). Deterministic for given inputs.
+pub fn solve(
+    problem: &Problem,
+    capacity: i64,
+    params: &Params,
+    deadline: &Deadline<'_>,
+) -> (Verdict, Stats) {
+    let mut stats = Stats::default();
+    let verdict = solve_into(problem, capacity, params, deadline, &mut stats);
+    stats.elapsed = deadline.elapsed();
+    (verdict, stats)
+}
+
+fn solve_into(
+    problem: &Problem,
+    capacity: i64,
+    params: &Params,
+    deadline: &Deadline<'_>,
+    stats: &mut Stats,
+) -> Verdict {
+    let mut poll = Poll::new(deadline, 1 << 16);
+    if let Err(stop) = poll.now() {
+        return Verdict::Stopped(stop);
+    }
+    let buffers = problem.buffers();
+    for b in buffers {
+        let fits = match b.offset {
+            Some(f) => f.checked_add(b.size).is_some_and(|e| e <= capacity),
+            None => b.size <= capacity,
+        };
+        if !fits {
+            return Verdict::Infeasible;
+        }
+    }
+    let sweep = match sweep::sweep(problem, &mut poll) {
+        Ok(s) => s,
+        Err(stop) => return Verdict::Stopped(stop),
+    };
+    let verdict = search_sweep(problem, &sweep, capacity, params, &mut poll, stats);
+    if let Verdict::Stopped(_) = verdict {
+        sweep.discard();
+    }
+    verdict
+}
+
+/// Runs the search on a sweep of `problem`.
+fn search_sweep(
+    problem: &Problem,
+    sweep: &Sweep,
+    capacity: i64,
+    params: &Params,
+    poll: &mut Poll<'_>,
+    stats: &mut Stats,
+) -> Verdict {
+    let buffers = problem.buffers();
+    stats.sections = sweep.sections;
+    stats.partitions = sweep.partitions.len();
+    stats.interleaving = sweep.interleaving;
+    let inexact = if sweep.interleaving > 0 {
+        Verdict::Exhausted
+    } else {
+        Verdict::Infeasible
+    };
+
+    let preorders: Vec<Preorder> = if params.static_preordering && !params.preorders.is_empty() {
+        params.preorders.clone()
+    } else {
+        vec![Preorder::of(&[])]
+    };
+    let traits = Traits::of(problem, sweep);
+    let mut ranks: Vec<Vec<u32>> = Vec::with_capacity(preorders.len());
+    for p in &preorders {
+        ranks.push(if params.static_preordering {
+            match p.ranks(&traits, poll) {
+                Ok(r) => r,
+                Err(stop) => return Verdict::Stopped(stop),
+            }
+        } else {
+            (0..problem.len() as u32).collect()
+        });
+    }
+    stats.solved_by = preorders.iter().map(|&p| (p, 0)).collect();
+
+    let size: Vec<i64> = buffers.iter().map(|b| b.size).collect();
+    let align: Vec<i64> = buffers.iter().map(|b| b.alignment).collect();
+    let fixed: Vec<i64> = buffers.iter().map(|b| b.offset.unwrap_or(FREE)).collect();
+    let mut search = Search::new(sweep, params, &size, &align, fixed, capacity, ranks);
+    let mut budget = params.node_limit.unwrap_or(u64::MAX);
+
+    for part in search.partitions() {
+        if part.len == 0 {
+            continue;
+        }
+        let verdict = solve_part(
+            &mut search,
+            part,
+            problem,
+            capacity,
+            &mut budget,
+            poll,
+            stats,
+        );
+        stats.nodes = search.nodes;
+        stats.backtracks = search.backtracks;
+        match verdict {
+            RunEnd::Solved => {}
+            RunEnd::Infeasible => return inexact,
+            RunEnd::NodeLimit => return Verdict::NodeLimit,
+            RunEnd::Stopped(stop) => return Verdict::Stopped(stop),
+        }
+    }
+
+    // Buffers with no live piece go at their fixed offset, their hint if
+    // it fits, or 0.
+    let mut offsets = search.offset.clone();
+    for (b, o) in buffers.iter().zip(&mut offsets) {
+        if *o == search::UNPLACED {
+            *o = b
+                .offset
+                .or(b
+                    .hint
+                    .filter(|h| h.checked_add(b.size).is_some_and(|e| e <= capacity)))
+                .unwrap_or(0);
+        }
+    }
+    Verdict::Solved(offsets)
+}
+
+/// Solves one partition: hints first (briefly), then the orderings
+/// round-robin with a growing node limit.
+fn solve_part(
+    search: &mut Search<'_>,
+    part: Part,
+    problem: &Problem,
+    capacity: i64,
+    budget: &mut u64,
+    poll: &mut Poll<'_>,
+    stats: &mut Stats,
+) -> RunEnd {
+    let buffers = problem.buffers();
+    let hinted: Vec<u32> = search
+        .members(part)
+        .iter()
+        .copied()
+        .filter(|&b| {
+            let b = &buffers[b as usize];
+            b.offset.is_none() && b.hint.is_some_and(|h| h + b.size <= capacity)
+        })
+        .collect();
+    if !hinted.is_empty() {
+        // Treat hints as fixed offsets for a short search: a recompile whose
+        // previous offsets still fit keeps them.
+        for &b in &hinted {
+            search.set_fixed(b, buffers[b as usize].hint.unwrap_or(FREE));
+        }
+        let limit = (2 * part.len as u64 + 64).min(*budget);
+        let before = search.nodes;
+        let end = search.run(part, 0, limit, poll);
+        *budget = budget.saturating_sub(search.nodes - before);
+        if let RunEnd::Stopped(_) | RunEnd::Solved = end {
+            stats.solved_by[0].1 += u32::from(end == RunEnd::Solved);
+            return end;
+        }
+        for &b in &hinted {
+            search.set_fixed(b, FREE);
+        }
+    }
+
+    let orderings = stats.solved_by.len();
+    let mut limit = if orderings == 1 {
+        u64::MAX
+    } else {
+        2 * part.len as u64
+    };
+    loop {
+        for ranking in 0..orderings {
+            let before = search.nodes;
+            let end = search.run(part, ranking, limit.min(*budget), poll);
+            *budget = budget.saturating_sub(search.nodes - before);
+            match end {
+                RunEnd::Solved => {
+                    stats.solved_by[ranking].1 += 1;
+                    return end;
+                }
+                RunEnd::NodeLimit if *budget > 0 => {}
+                _ => return end,
+            }
+        }
+        limit = limit.saturating_mul(2);
+    }
+}

@@ -1,0 +1,424 @@
+//! The canonical depth-first search over one partition, on an explicit
+//! stack.
+//!
+//! A *key* orders the unplaced buffers: `(min offset, rank + 1)`. A node
+//! places buffers in increasing key order, each at its min offset, and only
+//! keys above the key of the buffer placed just before (canonical partial
+//! solutions: offset-monotonic, then index-monotonic). Every other rule
+//! prunes nodes that no jump-compacted solution passes through; see the
+//! module documentation of [`crate::solver`].
+//!
+//! All state lives in arrays sized once; placing a buffer logs the old
+//! values it overwrites, and backtracking replays the log. Nothing on the
+//! hot path allocates once the arrays have grown to their working size.
+
+use alloc::vec;
+use alloc::vec::Vec;
+
+use super::sections::MaxTree;
+use super::Params;
+use crate::deadline::{Poll, Stop};
+use crate::sweep::Sweep;
+
+mod propagate;
+
+/// `offset` of a buffer not placed yet.
+pub(crate) const UNPLACED: i64 = -1;
+/// `fixed` of a buffer free to go anywhere.
+pub(crate) const FREE: i64 = -1;
+
+/// How a run of the search ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum RunEnd {
+    Solved,
+    Infeasible,
+    NodeLimit,
+    Stopped(Stop),
+}
+
+/// An old value overwritten by a placement.
+#[derive(Clone, Copy)]
+enum Undo {
+    /// The buffer was placed: unplace it, give back its totals.
+    Placed(u32),
+    MinOffset(u32, i64),
+    Floor(u32, i64),
+}
+
+/// A set of unplaced buffers, `order[lo..lo + len]`.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Part {
+    pub(crate) lo: u32,
+    pub(crate) len: u32,
+}
+
+#[derive(Clone, Copy)]
+enum Frame {
+    /// A search node of a part. Candidates must have keys above `floor`;
+    /// `cands[start..]` holds the next ones to try, from `next` on, and
+    /// `more` says whether keys above the last of them were left out.
+    Node {
+        part: Part,
+        floor: u128,
+        start: u32,
+        next: u32,
+        more: bool,
+        mark: u32,
+    },
+}
+
+/// Candidates collected per scan of a part: enough for most nodes, few
+/// enough that the lists of all nodes on the stack stay O(buffers).
+const BATCH: usize = 16;
+
+enum Signal {
+    Enter,
+    Solved,
+    Failed,
+}
+
+/// The search state for one problem at one capacity.
+pub(crate) struct Search<'a> {
+    sweep: &'a Sweep,
+    params: &'a Params,
+    size: &'a [i64],
+    align: &'a [i64],
+    capacity: i64,
+    /// Per buffer: the offset it must take, or [`FREE`].
+    fixed: Vec<i64>,
+    /// Per ordering: the rank of each buffer.
+    ranks: Vec<Vec<u32>>,
+    /// The ordering of the current run.
+    ranking: usize,
+    /// Per buffer: where it is placed, or [`UNPLACED`].
+    pub(crate) offset: Vec<i64>,
+    /// Per buffer: the lowest offset it can take given the placed buffers
+    /// (`i64::MAX` once placed).
+    min_offset: Vec<i64>,
+    /// Per section: the top of the highest placed piece.
+    floor: Vec<i64>,
+    /// Per section: the sum of the unplaced members' windows.
+    total: Vec<i64>,
+    total_max: MaxTree,
+    /// Buffers arranged so that every part is a contiguous slice.
+    order: Vec<u32>,
+    undo: Vec<Undo>,
+    frames: Vec<Frame>,
+    /// Candidate lists of the nodes on the stack: (key, buffer).
+    cands: Vec<(u128, u32)>,
+    /// Per buffer: its position in `order`.
+    pos: Vec<u32>,
+    pub(crate) nodes: u64,
+    pub(crate) backtracks: u64,
+    /// Work done since the last poll deep inside `place` and the undo.
+    scanned: u64,
+    /// Set when a run stopped at the deadline without restoring the state.
+    stopped: bool,
+}
+
+impl<'a> Search<'a> {
+    pub(crate) fn new(
+        sweep: &'a Sweep,
+        params: &'a Params,
+        size: &'a [i64],
+        align: &'a [i64],
+        fixed: Vec<i64>,
+        capacity: i64,
+        ranks: Vec<Vec<u32>>,
+    ) -> Self {
+        let n = size.len();
+        let min_offset: Vec<i64> = fixed
+            .iter()
+            .map(|&f| if f == FREE { 0 } else { f })
+            .collect();
+        let mut order: Vec<u32> = (0..n as u32)
+            .filter(|&b| sweep.hull[b as usize][0] < sweep.hull[b as usize][1])
+            .collect();
+        order.sort_by_key(|&b| sweep.hull[b as usize][0]);
+        let mut search = Search {
+            sweep,
+            params,
+            size,
+            align,
+            capacity,
+            fixed,
+            ranks,
+            ranking: 0,
+            offset: vec![UNPLACED; n],
+            min_offset,
+            floor: vec![0; sweep.sections],
+            total: sweep.totals.clone(),
+            total_max: MaxTree::new(&sweep.totals),
+            order,
+            undo: Vec::new(),
+            frames: Vec::new(),
+            cands: Vec::new(),
+            pos: vec![0; n],
+            nodes: 0,
+            backtracks: 0,
+            scanned: 0,
+            stopped: false,
+        };
+        for (i, &b) in search.order.iter().enumerate() {
+            search.pos[b as usize] = i as u32;
+        }
+        search
+    }
+
+    /// The top-level parts, one per partition of the sweep, in time order.
+    pub(crate) fn partitions(&self) -> Vec<Part> {
+        let mut parts = Vec::with_capacity(self.sweep.partitions.len());
+        let mut lo = 0usize;
+        for &[_, end] in &self.sweep.partitions {
+            let mut hi = lo;
+            while hi < self.order.len() && self.sweep.hull[self.order[hi] as usize][0] < end {
+                hi += 1;
+            }
+            parts.push(Part {
+                lo: lo as u32,
+                len: (hi - lo) as u32,
+            });
+            lo = hi;
+        }
+        parts
+    }
+
+    /// The buffers of a part.
+    pub(crate) fn members(&self, part: Part) -> &[u32] {
+        &self.order[part.lo as usize..(part.lo + part.len) as usize]
+    }
+
+    /// Fixes buffer `b` at `offset` ([`FREE`] to release it). Only between
+    /// runs, with `b` unplaced.
+    pub(crate) fn set_fixed(&mut self, b: u32, offset: i64) {
+        let bi = b as usize;
+        debug_assert!(self.offset[bi] == UNPLACED && self.undo.is_empty());
+        self.fixed[bi] = offset;
+        self.min_offset[bi] = if offset == FREE { 0 } else { offset };
+    }
+
+    /// Searches `part` with ordering `ranking`, visiting at most `limit`
+    /// nodes. On success the part's buffers stay placed; otherwise the
+    /// state is as before.
+    pub(crate) fn run(
+        &mut self,
+        part: Part,
+        ranking: usize,
+        limit: u64,
+        poll: &mut Poll<'_>,
+    ) -> RunEnd {
+        assert!(!self.stopped, "a stopped search cannot run again");
+        debug_assert!(self.frames.is_empty() && self.undo.is_empty());
+        self.ranking = ranking;
+        let first_node = self.nodes;
+        self.frames.push(self.node(part, 0));
+        let mut signal = Signal::Enter;
+        let end = loop {
+            let Some(&frame) = self.frames.last() else {
+                break match signal {
+                    Signal::Solved => RunEnd::Solved,
+                    _ => RunEnd::Infeasible,
+                };
+            };
+            match frame {
+                Frame::Node {
+                    part, mark, start, ..
+                } => {
+                    match signal {
+                        Signal::Solved => {
+                            self.cands.truncate(start as usize);
+                            self.frames.pop();
+                            continue;
+                        }
+                        Signal::Enter => {
+                            self.nodes += 1;
+                            if self.nodes - first_node > limit {
+                                break RunEnd::NodeLimit;
+                            }
+                            if let Err(stop) = poll.tick(1 + part.len as u64) {
+                                break RunEnd::Stopped(stop);
+                            }
+                            if part.len == 0 {
+                                self.frames.pop();
+                                signal = Signal::Solved;
+                                continue;
+                            }
+                            self.enter_node();
+                        }
+                        Signal::Failed => {
+                            if let Err(stop) = self.undo_to(mark as usize, poll) {
+                                break RunEnd::Stopped(stop);
+                            }
+                            if let Err(stop) = poll.tick(1) {
+                                break RunEnd::Stopped(stop);
+                            }
+                        }
+                    }
+                    signal = match self.try_candidates(poll) {
+                        Ok(signal) => signal,
+                        Err(stop) => break RunEnd::Stopped(stop),
+                    };
+                }
+            }
+        };
+        let end = match end {
+            RunEnd::Solved => {
+                self.undo.clear();
+                end
+            }
+            RunEnd::Stopped(_) => end,
+            _ => match self.undo_to(0, poll) {
+                Ok(()) => {
+                    self.frames.clear();
+                    self.cands.clear();
+                    end
+                }
+                Err(stop) => RunEnd::Stopped(stop),
+            },
+        };
+        // A stopped search is over: its state is left as it is rather than
+        // spend time past the deadline restoring it.
+        self.stopped = matches!(end, RunEnd::Stopped(_));
+        end
+    }
+
+    fn node(&self, part: Part, floor: u128) -> Frame {
+        Frame::Node {
+            part,
+            floor,
+            start: self.cands.len() as u32,
+            next: self.cands.len() as u32,
+            more: false,
+            mark: 0,
+        }
+    }
+
+    /// Collects the first candidates of the node on top of the stack.
+    fn enter_node(&mut self) {
+        let Some(&Frame::Node {
+            part, floor, start, ..
+        }) = self.frames.last()
+        else {
+            unreachable!("entering a node");
+        };
+        let more = self.collect(part, floor);
+        *self.frames.last_mut().unwrap() = Frame::Node {
+            part,
+            floor,
+            start,
+            next: start,
+            more,
+            mark: 0,
+        };
+    }
+
+    /// Tries the top node's candidates in key order until one passes the
+    /// checks (its child is pushed: `Enter`) or none is left (the node is
+    /// popped: `Failed`).
+    fn try_candidates(&mut self, poll: &mut Poll<'_>) -> Result<Signal, Stop> {
+        let Some(&Frame::Node {
+            part,
+            floor,
+            start,
+            mut next,
+            mut more,
+            ..
+        }) = self.frames.last()
+        else {
+            unreachable!("trying candidates of a node");
+        };
+        loop {
+            if next as usize == self.cands.len() {
+                // Out of collected candidates: collect the next batch.
+                let last = match self.cands.last() {
+                    Some(&(key, _)) if more && self.cands.len() > start as usize => key,
+                    _ => {
+                        self.cands.truncate(start as usize);
+                        self.frames.pop();
+                        self.backtracks += 1;
+                        return Ok(Signal::Failed);
+                    }
+                };
+                self.cands.truncate(start as usize);
+                more = self.collect(part, last);
+                poll.tick(1 + part.len as u64)?;
+                next = start;
+                continue;
+            }
+            let (key, b) = self.cands[next as usize];
+            next += 1;
+            let offset = (key >> 32) as i64;
+            if self.params.section_inference && self.overfills(b, offset) {
+                continue;
+            }
+            let mark = self.undo.len() as u32;
+            // Move b to the end of the unplaced prefix.
+            let last = part.lo + part.len - 1;
+            self.swap(self.pos[b as usize], last);
+            if self.place(b, offset, poll)? {
+                *self.frames.last_mut().unwrap() = Frame::Node {
+                    part,
+                    floor,
+                    start,
+                    next,
+                    more,
+                    mark,
+                };
+                let child = Part {
+                    len: part.len - 1,
+                    ..part
+                };
+                self.push_child(child, key);
+                return Ok(Signal::Enter);
+            }
+            self.undo_to(mark as usize, poll)?;
+        }
+    }
+
+    fn swap(&mut self, i: u32, j: u32) {
+        self.order.swap(i as usize, j as usize);
+        self.pos[self.order[i as usize] as usize] = i;
+        self.pos[self.order[j as usize] as usize] = j;
+    }
+
+    /// Pushes the search of `part` after the buffer with `key` was placed.
+    fn push_child(&mut self, part: Part, key: u128) {
+        let floor = if self.params.canonical { key } else { 0 };
+        self.frames.push(self.node(part, floor));
+    }
+
+    /// Appends to `cands` the lowest candidate keys above `after` in
+    /// `part` (up to [`BATCH`] of them, in order) and returns whether
+    /// higher candidates were left out.
+    fn collect(&mut self, part: Part, after: u128) -> bool {
+        let rank = &self.ranks[self.ranking];
+        let start = self.cands.len();
+        let mut more = false;
+        let lo = part.lo as usize;
+        for &b in &self.order[lo..lo + part.len as usize] {
+            let bi = b as usize;
+            let m = self.min_offset[bi];
+            let key = ((m as u128) << 32) | (rank[bi] as u128 + 1);
+            if key <= after {
+                continue;
+            }
+            let full = self.cands.len() - start == BATCH;
+            if full && key > self.cands[self.cands.len() - 1].0 {
+                more = true;
+                continue;
+            }
+            if full {
+                self.cands.pop();
+                more = true;
+            }
+            // Insert in key order (the batch is short).
+            let mut i = self.cands.len();
+            self.cands.push((key, b));
+            while i > start && self.cands[i - 1].0 > key {
+                self.cands.swap(i - 1, i);
+                i -= 1;
+            }
+        }
+        more
+    }
+}

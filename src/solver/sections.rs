@@ -1,0 +1,119 @@
+//! Per-section state of the search: the floor below which nothing more can
+//! go, the effective floor of the unplaced buffers, and the unplaced total,
+//! with a tree that answers "largest unplaced total in this range".
+
+use alloc::vec;
+use alloc::vec::Vec;
+
+/// Range-add, range-max over `n` values. A node holds the max of its range
+/// including its own pending addition, so nothing is pushed down.
+pub(crate) struct MaxTree {
+    n: usize,
+    max: Vec<i64>,
+    add: Vec<i64>,
+}
+
+impl MaxTree {
+    pub(crate) fn new(values: &[i64]) -> Self {
+        let n = values.len().max(1);
+        let mut t = MaxTree {
+            n,
+            max: vec![0; 4 * n],
+            add: vec![0; 4 * n],
+        };
+        if !values.is_empty() {
+            t.build(1, 0, n, values);
+        }
+        t
+    }
+
+    fn build(&mut self, node: usize, lo: usize, hi: usize, values: &[i64]) {
+        if hi - lo == 1 {
+            self.max[node] = values[lo];
+            return;
+        }
+        let mid = (lo + hi) / 2;
+        self.build(2 * node, lo, mid, values);
+        self.build(2 * node + 1, mid, hi, values);
+        self.max[node] = self.max[2 * node].max(self.max[2 * node + 1]);
+    }
+
+    /// Adds `v` to every value in `[from, to)`.
+    pub(crate) fn add(&mut self, from: usize, to: usize, v: i64) {
+        if from < to {
+            self.add_in(1, 0, self.n, from, to, v);
+        }
+    }
+
+    fn add_in(&mut self, node: usize, lo: usize, hi: usize, from: usize, to: usize, v: i64) {
+        if from <= lo && hi <= to {
+            self.max[node] += v;
+            self.add[node] += v;
+            return;
+        }
+        let mid = (lo + hi) / 2;
+        if from < mid {
+            self.add_in(2 * node, lo, mid, from, to, v);
+        }
+        if to > mid {
+            self.add_in(2 * node + 1, mid, hi, from, to, v);
+        }
+        self.max[node] = self.max[2 * node].max(self.max[2 * node + 1]) + self.add[node];
+    }
+
+    /// The largest value in `[from, to)` (`i64::MIN` if empty).
+    pub(crate) fn max(&self, from: usize, to: usize) -> i64 {
+        if from >= to {
+            return i64::MIN;
+        }
+        self.max_in(1, 0, self.n, from, to)
+    }
+
+    fn max_in(&self, node: usize, lo: usize, hi: usize, from: usize, to: usize) -> i64 {
+        if from <= lo && hi <= to {
+            return self.max[node];
+        }
+        let mid = (lo + hi) / 2;
+        let mut best = i64::MIN;
+        if from < mid {
+            best = best.max(self.max_in(2 * node, lo, mid, from, to));
+        }
+        if to > mid {
+            best = best.max(self.max_in(2 * node + 1, mid, hi, from, to));
+        }
+        best.saturating_add(self.add[node])
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn matches_a_plain_array() {
+        let mut seed = 7u64;
+        let mut next = move || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        };
+        for n in 1..40usize {
+            let mut plain: Vec<i64> = (0..n).map(|_| (next() % 100) as i64).collect();
+            let mut tree = MaxTree::new(&plain);
+            for _ in 0..200 {
+                let a = (next() % n as u64) as usize;
+                let b = (next() % (n as u64 + 1)) as usize;
+                let (from, to) = (a.min(b), a.max(b));
+                if next() % 2 == 0 {
+                    let v = (next() % 21) as i64 - 10;
+                    tree.add(from, to, v);
+                    plain[from..to].iter_mut().for_each(|x| *x += v);
+                } else {
+                    let want = plain[from..to].iter().copied().max().unwrap_or(i64::MIN);
+                    assert_eq!(tree.max(from, to), want);
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,129 @@
+//! The exact search against an independent brute-force solver on thousands
+//! of random small instances with alignment, gaps, windows, fixed offsets
+//! and hints. Every solution goes through the validator.
+
+mod common;
+
+use common::{brute_force, random_problem, Rng, Shape};
+use minimalloc::solver::Params;
+use minimalloc::{plan, validate, Options, Problem, Status};
+
+/// Runs the search and checks its answer against brute force.
+/// Returns whether the instance had interleaving windows.
+fn check(problem: &Problem, params: &Params, what: &str) -> (Status, Option<bool>) {
+    let options = Options {
+        solver: params.clone(),
+        ..Options::default()
+    };
+    let outcome = plan(problem, &options);
+    let brute = brute_force(problem);
+    let dump = || minimalloc::csv::write_problem(problem, None);
+    match outcome.status {
+        Status::Solved => {
+            let s = outcome.solution.as_ref().unwrap();
+            if let Err(e) = validate(problem, s) {
+                panic!(
+                    "{what}: invalid solution {:?}: {e}\ncapacity {}\n{}",
+                    s.offsets,
+                    problem.capacity(),
+                    dump()
+                );
+            }
+            assert!(
+                brute.is_some(),
+                "{what}: solved what brute force calls infeasible\n{}",
+                dump()
+            );
+        }
+        Status::Infeasible => {
+            assert!(
+                brute.is_none(),
+                "{what}: called infeasible, but brute force places {:?}\ncapacity {}\n{}",
+                brute,
+                problem.capacity(),
+                dump()
+            );
+        }
+        Status::NotFound => {
+            assert!(
+                outcome.stats.interleaving > 0,
+                "{what}: 'not found' is only for interleaving windows\n{}",
+                dump()
+            );
+        }
+        s => panic!("{what}: unexpected status {s:?}"),
+    }
+    (outcome.status, brute.map(|_| true))
+}
+
+#[test]
+fn search_matches_brute_force_on_5000_random_instances() {
+    let mut rng = Rng::new(2023);
+    let mut counts = [0usize; 3]; // solved, infeasible, not found
+    let mut interleaving_missed = 0;
+    for i in 0..6000 {
+        let problem = random_problem(&mut rng, Shape::SMALL);
+        let (status, brute) = check(&problem, &Params::default(), &format!("instance {i}"));
+        match status {
+            Status::Solved => counts[0] += 1,
+            Status::Infeasible => counts[1] += 1,
+            _ => {
+                counts[2] += 1;
+                interleaving_missed += usize::from(brute.is_some());
+            }
+        }
+    }
+    eprintln!("solved, infeasible, not found: {counts:?}; feasible among not found: {interleaving_missed}");
+    // Both outcomes must be well represented for the test to mean anything.
+    assert!(
+        counts[0] > 1500 && counts[1] > 1500,
+        "unbalanced sample: {counts:?}"
+    );
+    // Interleaving windows are rare; stacking still solves most of them.
+    assert!(
+        counts[2] < 300,
+        "too many unproven answers: {counts:?} ({interleaving_missed} feasible)"
+    );
+}
+
+#[test]
+fn search_without_windows_is_always_decisive() {
+    let shape = Shape {
+        windows: false,
+        ..Shape::SMALL
+    };
+    let mut rng = Rng::new(7);
+    for i in 0..2000 {
+        let problem = random_problem(&mut rng, shape);
+        let (status, _) = check(&problem, &Params::default(), &format!("instance {i}"));
+        assert_ne!(status, Status::NotFound, "instance {i}");
+    }
+}
+
+/// Each pruning rule, switched off alone, must not change any answer, and
+/// neither must a single ordering or the input order.
+#[test]
+fn every_rule_is_sound_on_its_own() {
+    type Switch = fn(&mut Params);
+    let variants: Vec<(&str, Switch)> = vec![
+        ("no inference", |p| p.section_inference = false),
+        ("input order", |p| p.static_preordering = false),
+        ("not canonical", |p| p.canonical = false),
+        ("one ordering", |p| p.preorders.truncate(1)),
+        ("nothing but canonical", |p| {
+            *p = Params {
+                section_inference: false,
+                ..Params::default()
+            }
+        }),
+    ];
+    let mut rng = Rng::new(99);
+    for i in 0..800 {
+        let problem = random_problem(&mut rng, Shape::SMALL);
+        for (name, switch) in &variants {
+            let mut params = Params::default();
+            switch(&mut params);
+            check(&problem, &params, &format!("{name}, instance {i}"));
+        }
+    }
+}
