@@ -5,7 +5,8 @@
 //!         [--capacity C] [--timeout SECS] [--variants V1,V2,...]
 //!
 //! A variant is `default` or rules switched off, joined by `+`:
-//! `no-inference`, `no-preordering`, `no-canonical`, or
+//! `no-inference`, `no-monotonic`,
+//! `no-preordering`, `no-canonical`, or
 //! `order=WAT` (one preordering). Variants are run alternately, so that
 //! machine noise hits them alike.
 
@@ -25,6 +26,7 @@ fn variant(name: &str) -> Result<Variant, String> {
         match rule {
             "default" => {}
             "no-inference" => params.section_inference = false,
+            "no-monotonic" => params.monotonic_floor = false,
             "no-preordering" => params.static_preordering = false,
             "no-canonical" => params.canonical = false,
             r if r.starts_with("order=") => {

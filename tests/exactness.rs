@@ -107,12 +107,14 @@ fn every_rule_is_sound_on_its_own() {
     type Switch = fn(&mut Params);
     let variants: Vec<(&str, Switch)> = vec![
         ("no inference", |p| p.section_inference = false),
+        ("no monotonic floor", |p| p.monotonic_floor = false),
         ("input order", |p| p.static_preordering = false),
         ("not canonical", |p| p.canonical = false),
         ("one ordering", |p| p.preorders.truncate(1)),
         ("nothing but canonical", |p| {
             *p = Params {
                 section_inference: false,
+                monotonic_floor: false,
                 ..Params::default()
             }
         }),

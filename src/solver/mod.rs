@@ -13,6 +13,9 @@
 //! - *Section inference*: the unplaced pieces of a section lie one above the
 //!   other above the section's floor (the top of its highest placed piece);
 //!   if they cannot fit below the capacity, backtrack.
+//! - *Monotonic floor*: everything still to place goes at or above the
+//!   offset just used, so that offset plus the largest unplaced section
+//!   total must fit.
 //!
 //! Static preorderings decide the rank; several are tried round-robin with
 //! a node limit that doubles every round, per partition.
@@ -47,6 +50,9 @@ pub struct Params {
     pub canonical: bool,
     /// Section inference (eq. 3 of the paper).
     pub section_inference: bool,
+    /// Everything unplaced lies above the last offset used (needs
+    /// `canonical`).
+    pub monotonic_floor: bool,
     /// Rank buffers by `preorders`; otherwise by input position.
     pub static_preordering: bool,
     /// Orderings tried round-robin (one: no node limit per round).
@@ -60,6 +66,7 @@ impl Default for Params {
         Params {
             canonical: true,
             section_inference: true,
+            monotonic_floor: true,
             static_preordering: true,
             preorders: Preorder::DEFAULTS.to_vec(),
             node_limit: None,

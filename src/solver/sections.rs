@@ -69,6 +69,43 @@ impl MaxTree {
         self.max_in(1, 0, self.n, from, to)
     }
 
+    /// The largest value in `[from, to)` and the first position holding it
+    /// (`(i64::MIN, from)` if empty).
+    pub(crate) fn max_at(&self, from: usize, to: usize) -> (i64, usize) {
+        if from >= to {
+            return (i64::MIN, from);
+        }
+        self.max_at_in(1, 0, self.n, from, to)
+    }
+
+    fn max_at_in(&self, node: usize, lo: usize, hi: usize, from: usize, to: usize) -> (i64, usize) {
+        if hi - lo == 1 {
+            return (self.max[node], lo);
+        }
+        let mid = (lo + hi) / 2;
+        let (mut best, mut at) = (i64::MIN, from);
+        if from <= lo && hi <= to {
+            // Whole node: descend into the child holding the max.
+            let (l, r) = (self.max[2 * node], self.max[2 * node + 1]);
+            let (b, a) = if l >= r {
+                self.max_at_in(2 * node, lo, mid, from, to)
+            } else {
+                self.max_at_in(2 * node + 1, mid, hi, from, to)
+            };
+            return (b.saturating_add(self.add[node]), a);
+        }
+        if from < mid {
+            (best, at) = self.max_at_in(2 * node, lo, mid, from, to);
+        }
+        if to > mid {
+            let (b, a) = self.max_at_in(2 * node + 1, mid, hi, from, to);
+            if b > best {
+                (best, at) = (b, a);
+            }
+        }
+        (best.saturating_add(self.add[node]), at)
+    }
+
     fn max_in(&self, node: usize, lo: usize, hi: usize, from: usize, to: usize) -> i64 {
         if from <= lo && hi <= to {
             return self.max[node];
@@ -112,6 +149,10 @@ mod tests {
                 } else {
                     let want = plain[from..to].iter().copied().max().unwrap_or(i64::MIN);
                     assert_eq!(tree.max(from, to), want);
+                    if from < to {
+                        let at = from + plain[from..to].iter().position(|&x| x == want).unwrap();
+                        assert_eq!(tree.max_at(from, to), (want, at));
+                    }
                 }
             }
         }

@@ -45,11 +45,14 @@ enum Undo {
     Floor(u32, i64),
 }
 
-/// A set of unplaced buffers, `order[lo..lo + len]`.
+/// A set of unplaced buffers, `order[lo..lo + len]`, confined to sections
+/// `[first, end)`.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Part {
     pub(crate) lo: u32,
     pub(crate) len: u32,
+    pub(crate) first: u32,
+    pub(crate) end: u32,
 }
 
 #[derive(Clone, Copy)]
@@ -169,7 +172,7 @@ impl<'a> Search<'a> {
     pub(crate) fn partitions(&self) -> Vec<Part> {
         let mut parts = Vec::with_capacity(self.sweep.partitions.len());
         let mut lo = 0usize;
-        for &[_, end] in &self.sweep.partitions {
+        for &[first, end] in &self.sweep.partitions {
             let mut hi = lo;
             while hi < self.order.len() && self.sweep.hull[self.order[hi] as usize][0] < end {
                 hi += 1;
@@ -177,6 +180,8 @@ impl<'a> Search<'a> {
             parts.push(Part {
                 lo: lo as u32,
                 len: (hi - lo) as u32,
+                first,
+                end,
             });
             lo = hi;
         }
@@ -355,7 +360,7 @@ impl<'a> Search<'a> {
             // Move b to the end of the unplaced prefix.
             let last = part.lo + part.len - 1;
             self.swap(self.pos[b as usize], last);
-            if self.place(b, offset, poll)? {
+            if self.place(b, offset, part, poll)? {
                 *self.frames.last_mut().unwrap() = Frame::Node {
                     part,
                     floor,
@@ -390,8 +395,21 @@ impl<'a> Search<'a> {
     /// Appends to `cands` the lowest candidate keys above `after` in
     /// `part` (up to [`BATCH`] of them, in order) and returns whether
     /// higher candidates were left out.
+    ///
+    /// With the monotonic floor, a buffer placed at `m` leaves every
+    /// section of the part to fit above `m`: if the fullest section (total
+    /// `most`) cannot, only buffers crossing it are worth placing.
     fn collect(&mut self, part: Part, after: u128) -> bool {
         let rank = &self.ranks[self.ranking];
+        let (most, fullest) = if self.params.monotonic_floor && self.params.canonical {
+            let (m, at) = self
+                .total_max
+                .max_at(part.first as usize, part.end as usize);
+            (m, at as u32)
+        } else {
+            (0, 0)
+        };
+        let free_below = self.capacity - most;
         let start = self.cands.len();
         let mut more = false;
         let lo = part.lo as usize;
@@ -405,6 +423,10 @@ impl<'a> Search<'a> {
             let full = self.cands.len() - start == BATCH;
             if full && key > self.cands[self.cands.len() - 1].0 {
                 more = true;
+                continue;
+            }
+            let [first, end] = self.sweep.hull[bi];
+            if m > free_below && !(first <= fullest && fullest < end) {
                 continue;
             }
             if full {

@@ -2,7 +2,7 @@
 //! totals and neighbours' min offsets, logged so that backtracking restores
 //! every value exactly.
 
-use super::{Search, Undo, FREE, UNPLACED};
+use super::{Part, Search, Undo, FREE, UNPLACED};
 use crate::deadline::{Poll, Stop};
 
 #[inline]
@@ -33,7 +33,13 @@ impl Search<'_> {
     /// neighbours' min offsets. Returns `false` if the
     /// result is provably infeasible. Whatever the result, even a stop
     /// midway, the changes made are in the undo log.
-    pub(super) fn place(&mut self, b: u32, offset: i64, poll: &mut Poll<'_>) -> Result<bool, Stop> {
+    pub(super) fn place(
+        &mut self,
+        b: u32,
+        offset: i64,
+        part: Part,
+        poll: &mut Poll<'_>,
+    ) -> Result<bool, Stop> {
         let sweep = self.sweep;
         let params = self.params;
         let cap = self.capacity;
@@ -73,6 +79,12 @@ impl Search<'_> {
                         return Ok(false);
                     }
                 }
+            }
+        }
+        if params.monotonic_floor && params.canonical {
+            let most = self.total_max.max(part.first as usize, part.end as usize);
+            if offset.saturating_add(most) > cap {
+                return Ok(false);
             }
         }
 
