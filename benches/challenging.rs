@@ -5,7 +5,7 @@
 //!         [--capacity C] [--timeout SECS] [--variants V1,V2,...]
 //!
 //! A variant is `default` or rules switched off, joined by `+`:
-//! `no-inference`, `no-monotonic`,
+//! `no-inference`, `no-effective-floor`, `no-monotonic`,
 //! `no-preordering`, `no-canonical`, or
 //! `order=WAT` (one preordering). Variants are run alternately, so that
 //! machine noise hits them alike.
@@ -26,6 +26,7 @@ fn variant(name: &str) -> Result<Variant, String> {
         match rule {
             "default" => {}
             "no-inference" => params.section_inference = false,
+            "no-effective-floor" => params.effective_floor = false,
             "no-monotonic" => params.monotonic_floor = false,
             "no-preordering" => params.static_preordering = false,
             "no-canonical" => params.canonical = false,

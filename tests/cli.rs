@@ -32,12 +32,12 @@ fn offsets_of(path: &PathBuf, capacity: i64) -> Vec<i64> {
 }
 
 #[test]
-fn solves_like_the_reference() {
-    let input = repo("benchmarks/examples/paper.12.csv");
-    let out = temp("paper.out.csv");
+fn solves_a_challenging_instance_like_the_reference() {
+    let input = repo("benchmarks/challenging/A.1048576.csv");
+    let out = temp("A.out.csv");
     let o = bin()
         .args([
-            "--capacity=12",
+            "--capacity=1048576",
             &format!("--input={input}"),
             &format!("--output={}", out.display()),
             "--validate",
@@ -52,8 +52,8 @@ fn solves_like_the_reference() {
     for (a, b) in original.lines().skip(1).zip(written.lines().skip(1)) {
         assert!(b.starts_with(&format!("{a},")), "{a} vs {b}");
     }
-    let (problem, _) = csv::read(&original, 12).unwrap();
-    let offsets = offsets_of(&out, 12);
+    let (problem, _) = csv::read(&original, 1048576).unwrap();
+    let offsets = offsets_of(&out, 1048576);
     validate(&problem, &Solution { offsets }).unwrap();
 }
 

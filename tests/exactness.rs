@@ -107,6 +107,7 @@ fn every_rule_is_sound_on_its_own() {
     type Switch = fn(&mut Params);
     let variants: Vec<(&str, Switch)> = vec![
         ("no inference", |p| p.section_inference = false),
+        ("no effective floor", |p| p.effective_floor = false),
         ("no monotonic floor", |p| p.monotonic_floor = false),
         ("input order", |p| p.static_preordering = false),
         ("not canonical", |p| p.canonical = false),
@@ -114,6 +115,7 @@ fn every_rule_is_sound_on_its_own() {
         ("nothing but canonical", |p| {
             *p = Params {
                 section_inference: false,
+                effective_floor: false,
                 monotonic_floor: false,
                 ..Params::default()
             }

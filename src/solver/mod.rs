@@ -11,8 +11,9 @@
 //!
 //! # What it prunes (each rule keeps every jump-compacted solution)
 //! - *Section inference*: the unplaced pieces of a section lie one above the
-//!   other above the section's floor (the top of its highest placed piece);
-//!   if they cannot fit below the capacity, backtrack.
+//!   other above the section's floor (the top of its highest placed piece)
+//!   and above its *effective floor* (the lowest min offset of its unplaced
+//!   members); if they cannot fit below the capacity, backtrack.
 //! - *Monotonic floor*: everything still to place goes at or above the
 //!   offset just used, so that offset plus the largest unplaced section
 //!   total must fit.
@@ -50,6 +51,9 @@ pub struct Params {
     pub canonical: bool,
     /// Section inference (eq. 3 of the paper).
     pub section_inference: bool,
+    /// Raise each section's floor to the lowest min offset of its unplaced
+    /// members ("unallocated floor").
+    pub effective_floor: bool,
     /// Everything unplaced lies above the last offset used (needs
     /// `canonical`).
     pub monotonic_floor: bool,
@@ -66,6 +70,7 @@ impl Default for Params {
         Params {
             canonical: true,
             section_inference: true,
+            effective_floor: true,
             monotonic_floor: true,
             static_preordering: true,
             preorders: Preorder::DEFAULTS.to_vec(),
@@ -197,6 +202,9 @@ fn search_sweep(
     let align: Vec<i64> = buffers.iter().map(|b| b.alignment).collect();
     let fixed: Vec<i64> = buffers.iter().map(|b| b.offset.unwrap_or(FREE)).collect();
     let mut search = Search::new(sweep, params, &size, &align, fixed, capacity, ranks);
+    if let Err(stop) = search.init(poll) {
+        return Verdict::Stopped(stop);
+    }
     let mut budget = params.node_limit.unwrap_or(u64::MAX);
 
     for part in search.partitions() {

@@ -43,6 +43,9 @@ enum Undo {
     Placed(u32),
     MinOffset(u32, i64),
     Floor(u32, i64),
+    /// A section's effective floor before it rose (no member was left at
+    /// it then).
+    Effective(u32, i64),
 }
 
 /// A set of unplaced buffers, `order[lo..lo + len]`, confined to sections
@@ -100,6 +103,12 @@ pub(crate) struct Search<'a> {
     min_offset: Vec<i64>,
     /// Per section: the top of the highest placed piece.
     floor: Vec<i64>,
+    /// Per section: the lowest min offset of an unplaced member
+    /// (`i64::MAX` if none).
+    effective: Vec<i64>,
+    /// Per section: how many unplaced members are at `effective`; the
+    /// members are scanned again only when the last of them rises.
+    at_effective: Vec<u32>,
     /// Per section: the sum of the unplaced members' windows.
     total: Vec<i64>,
     total_max: MaxTree,
@@ -113,7 +122,7 @@ pub(crate) struct Search<'a> {
     pos: Vec<u32>,
     pub(crate) nodes: u64,
     pub(crate) backtracks: u64,
-    /// Work done since the last poll deep inside `place` and the undo.
+    /// Member scans since the last poll (they happen deep inside `place`).
     scanned: u64,
     /// Set when a run stopped at the deadline without restoring the state.
     stopped: bool,
@@ -150,6 +159,8 @@ impl<'a> Search<'a> {
             offset: vec![UNPLACED; n],
             min_offset,
             floor: vec![0; sweep.sections],
+            effective: vec![i64::MAX; sweep.sections],
+            at_effective: vec![0; sweep.sections],
             total: sweep.totals.clone(),
             total_max: MaxTree::new(&sweep.totals),
             order,
@@ -166,6 +177,16 @@ impl<'a> Search<'a> {
             search.pos[b as usize] = i as u32;
         }
         search
+    }
+
+    /// Computes the initial effective floors (a pass over every section's
+    /// members, polled).
+    pub(crate) fn init(&mut self, poll: &mut Poll<'_>) -> Result<(), Stop> {
+        for s in 0..self.sweep.sections as u32 {
+            (self.effective[s as usize], self.at_effective[s as usize]) = self.lowest_min_offset(s);
+            poll.tick(1 + self.sweep.members(s).len() as u64)?;
+        }
+        Ok(())
     }
 
     /// The top-level parts, one per partition of the sweep, in time order.
@@ -200,6 +221,13 @@ impl<'a> Search<'a> {
         debug_assert!(self.offset[bi] == UNPLACED && self.undo.is_empty());
         self.fixed[bi] = offset;
         self.min_offset[bi] = if offset == FREE { 0 } else { offset };
+        for i in 0..self.sweep.spans(b).len() {
+            let span = self.sweep.spans(b)[i];
+            for s in span.first..span.end {
+                (self.effective[s as usize], self.at_effective[s as usize]) =
+                    self.lowest_min_offset(s);
+            }
+        }
     }
 
     /// Searches `part` with ordering `ranking`, visiting at most `limit`

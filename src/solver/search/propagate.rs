@@ -1,6 +1,6 @@
 //! Placing a buffer and taking it back: the propagation to section floors,
-//! totals and neighbours' min offsets, logged so that backtracking restores
-//! every value exactly.
+//! effective floors, totals and neighbours' min offsets, logged so that
+//! backtracking restores every value exactly.
 
 use super::{Part, Search, Undo, FREE, UNPLACED};
 use crate::deadline::{Poll, Stop};
@@ -19,6 +19,24 @@ fn align_up(v: i64, a: i64) -> i64 {
 }
 
 impl Search<'_> {
+    /// The lowest min offset among section `s`'s unplaced members, and how
+    /// many members have it.
+    pub(super) fn lowest_min_offset(&mut self, s: u32) -> (i64, u32) {
+        self.scanned += self.sweep.members(s).len() as u64;
+        let mut low = i64::MAX;
+        let mut count = 0;
+        for &b in self.sweep.members(s) {
+            let m = self.min_offset[b as usize];
+            if m < low {
+                low = m;
+                count = 1;
+            } else if m == low {
+                count += 1;
+            }
+        }
+        (low, count)
+    }
+
     /// Whether placing `b` at `offset` would overfill one of its own
     /// sections: there the floor becomes at least `offset + window top`,
     /// with the rest of the section's total above it.
@@ -30,7 +48,7 @@ impl Search<'_> {
     }
 
     /// Places `b` at `offset` and propagates: section floors and totals,
-    /// neighbours' min offsets. Returns `false` if the
+    /// neighbours' min offsets, effective floors. Returns `false` if the
     /// result is provably infeasible. Whatever the result, even a stop
     /// midway, the changes made are in the undo log.
     pub(super) fn place(
@@ -46,7 +64,8 @@ impl Search<'_> {
         let bi = b as usize;
         self.undo.push(Undo::Placed(b));
         self.offset[bi] = offset;
-        self.undo.push(Undo::MinOffset(b, self.min_offset[bi]));
+        let was = self.min_offset[bi];
+        self.undo.push(Undo::MinOffset(b, was));
         self.min_offset[bi] = i64::MAX;
 
         let [first, end] = sweep.hull[bi];
@@ -61,6 +80,8 @@ impl Search<'_> {
             }
         }
 
+        // Floors and effective floors of b's sections first, in full: the
+        // undo of b's min offset assumes every section was counted.
         for span in spans {
             poll.tick(4 * u64::from(span.end - span.first))?;
             let top = offset + span.upper;
@@ -69,6 +90,9 @@ impl Search<'_> {
                 if top > self.floor[si] {
                     self.undo.push(Undo::Floor(s, self.floor[si]));
                     self.floor[si] = top;
+                }
+                if params.effective_floor && self.effective[si] == was {
+                    self.leave_effective(s);
                 }
             }
         }
@@ -92,7 +116,7 @@ impl Search<'_> {
         for (k, &x) in nbr.iter().enumerate() {
             let d = dist.map_or(self.size[bi], |d| d[k]);
             let xi = x as usize;
-            poll.tick(1)?;
+            poll.tick(1 + core::mem::take(&mut self.scanned))?;
             if self.offset[xi] != UNPLACED {
                 continue;
             }
@@ -103,8 +127,22 @@ impl Search<'_> {
             }
             self.undo.push(Undo::MinOffset(x, old));
             self.min_offset[xi] = v;
+            let mut overfull = false;
+            if params.effective_floor {
+                // All of x's sections, even after one overfills: the undo of
+                // x's min offset assumes every section was counted.
+                let [first, end] = sweep.hull[xi];
+                poll.tick(u64::from(end - first))?;
+                for span in sweep.spans(x) {
+                    for s in span.first..span.end {
+                        if self.effective[s as usize] == old && self.leave_effective(s) {
+                            overfull |= params.section_inference && !self.section_fits(s as usize);
+                        }
+                    }
+                }
+            }
             let fixed = self.fixed[xi];
-            if v > cap - self.size[xi] || (fixed != FREE && v > fixed) {
+            if overfull || v > cap - self.size[xi] || (fixed != FREE && v > fixed) {
                 return Ok(false);
             }
         }
@@ -112,10 +150,56 @@ impl Search<'_> {
     }
 
     /// Section inference: the unplaced pieces of a section all lie above
-    /// its floor, one above the other.
+    /// its floor and its effective floor, one above the other.
     #[inline]
     pub(super) fn section_fits(&self, s: usize) -> bool {
-        self.floor[s].saturating_add(self.total[s]) <= self.capacity
+        let e = self.effective[s];
+        let base = if e == i64::MAX {
+            self.floor[s]
+        } else {
+            self.floor[s].max(e)
+        };
+        base.saturating_add(self.total[s]) <= self.capacity
+    }
+
+    /// A member at section `s`'s effective floor rose or was placed: count
+    /// it out, and find the new effective floor once none is left there.
+    /// Returns whether the effective floor rose.
+    ///
+    /// Only the rise is logged: undoing the member's `MinOffset` counts it
+    /// back in (see `restore_min_offset`), so a placement logs O(1) per
+    /// neighbour rather than one entry per section the neighbour spans.
+    #[inline]
+    fn leave_effective(&mut self, s: u32) -> bool {
+        let si = s as usize;
+        debug_assert!(
+            self.at_effective[si] > 0,
+            "a member was at the effective floor"
+        );
+        self.at_effective[si] -= 1;
+        if self.at_effective[si] > 0 {
+            return false;
+        }
+        self.undo.push(Undo::Effective(s, self.effective[si]));
+        (self.effective[si], self.at_effective[si]) = self.lowest_min_offset(s);
+        true
+    }
+
+    /// Undoes a rise of `b`'s min offset back to `old`: where `old` is the
+    /// effective floor again, `b` counts among the members at it.
+    fn restore_min_offset(&mut self, b: u32, old: i64) {
+        self.min_offset[b as usize] = old;
+        if !self.params.effective_floor {
+            return;
+        }
+        for span in self.sweep.spans(b) {
+            self.scanned += u64::from(span.end - span.first);
+            for s in span.first as usize..span.end as usize {
+                if self.effective[s] == old {
+                    self.at_effective[s] += 1;
+                }
+            }
+        }
     }
 
     /// Undoes the log back to `mark`, polling (undoing a placement costs
@@ -126,15 +210,47 @@ impl Search<'_> {
             self.replay(self.undo.len() - step);
             poll.tick(step as u64 + core::mem::take(&mut self.scanned))?;
         }
+        #[cfg(debug_assertions)]
+        self.check_effective();
         Ok(())
+    }
+
+    /// Debug builds: the incrementally kept effective floors and counts
+    /// match a recount from scratch.
+    #[cfg(debug_assertions)]
+    fn check_effective(&self) {
+        if !self.params.effective_floor {
+            return;
+        }
+        for s in 0..self.sweep.sections as u32 {
+            let mut low = i64::MAX;
+            let mut count = 0;
+            for &b in self.sweep.members(s) {
+                let m = self.min_offset[b as usize];
+                if m < low {
+                    (low, count) = (m, 1);
+                } else if m == low {
+                    count += 1;
+                }
+            }
+            assert_eq!(
+                (self.effective[s as usize], self.at_effective[s as usize]),
+                (low, count),
+                "section {s}"
+            );
+        }
     }
 
     fn replay(&mut self, mark: usize) {
         while self.undo.len() > mark {
             match self.undo.pop().unwrap() {
                 Undo::Placed(b) => self.unplace(b),
-                Undo::MinOffset(b, v) => self.min_offset[b as usize] = v,
+                Undo::MinOffset(b, v) => self.restore_min_offset(b, v),
                 Undo::Floor(s, v) => self.floor[s as usize] = v,
+                Undo::Effective(s, e) => {
+                    self.effective[s as usize] = e;
+                    self.at_effective[s as usize] = 0;
+                }
             }
         }
     }
