@@ -5,8 +5,8 @@
 //!         [--capacity C] [--timeout SECS] [--variants V1,V2,...]
 //!
 //! A variant is `default` or rules switched off, joined by `+`:
-//! `no-inference`, `no-effective-floor`, `no-monotonic`,
-//! `no-preordering`, `no-canonical`, or
+//! `no-inference`, `no-effective-floor`, `no-monotonic`, `no-dominance`,
+//! `no-hatless`, `no-preordering`, `no-canonical`, or
 //! `order=WAT` (one preordering). Variants are run alternately, so that
 //! machine noise hits them alike.
 
@@ -28,6 +28,8 @@ fn variant(name: &str) -> Result<Variant, String> {
             "no-inference" => params.section_inference = false,
             "no-effective-floor" => params.effective_floor = false,
             "no-monotonic" => params.monotonic_floor = false,
+            "no-dominance" => params.dominance = false,
+            "no-hatless" => params.hatless = false,
             "no-preordering" => params.static_preordering = false,
             "no-canonical" => params.canonical = false,
             r if r.starts_with("order=") => {

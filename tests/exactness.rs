@@ -109,6 +109,8 @@ fn every_rule_is_sound_on_its_own() {
         ("no inference", |p| p.section_inference = false),
         ("no effective floor", |p| p.effective_floor = false),
         ("no monotonic floor", |p| p.monotonic_floor = false),
+        ("no dominance", |p| p.dominance = false),
+        ("no hatless", |p| p.hatless = false),
         ("input order", |p| p.static_preordering = false),
         ("not canonical", |p| p.canonical = false),
         ("one ordering", |p| p.preorders.truncate(1)),
@@ -117,6 +119,8 @@ fn every_rule_is_sound_on_its_own() {
                 section_inference: false,
                 effective_floor: false,
                 monotonic_floor: false,
+                dominance: false,
+                hatless: false,
                 ..Params::default()
             }
         }),

@@ -17,6 +17,10 @@
 //! - *Monotonic floor*: everything still to place goes at or above the
 //!   offset just used, so that offset plus the largest unplaced section
 //!   total must fit.
+//! - *Dominance*: never place a buffer at or above the lowest possible top
+//!   of another unplaced buffer, which could then drop below it.
+//! - *Hatless pruning*: if a buffer that overlaps no unplaced buffer fails,
+//!   its siblings fail too (it would have to come first in any of them).
 //!
 //! Static preorderings decide the rank; several are tried round-robin with
 //! a node limit that doubles every round, per partition.
@@ -57,6 +61,10 @@ pub struct Params {
     /// Everything unplaced lies above the last offset used (needs
     /// `canonical`).
     pub monotonic_floor: bool,
+    /// Skip buffers at or above the lowest top of an unplaced buffer.
+    pub dominance: bool,
+    /// Stop trying siblings after a buffer with nothing unplaced above it.
+    pub hatless: bool,
     /// Rank buffers by `preorders`; otherwise by input position.
     pub static_preordering: bool,
     /// Orderings tried round-robin (one: no node limit per round).
@@ -72,6 +80,8 @@ impl Default for Params {
             section_inference: true,
             effective_floor: true,
             monotonic_floor: true,
+            dominance: true,
+            hatless: true,
             static_preordering: true,
             preorders: Preorder::DEFAULTS.to_vec(),
             node_limit: None,

@@ -66,9 +66,11 @@ enum Frame {
     Node {
         part: Part,
         floor: u128,
+        min_height: i64,
         start: u32,
         next: u32,
         more: bool,
+        hatless: bool,
         mark: u32,
     },
 }
@@ -282,6 +284,12 @@ impl<'a> Search<'a> {
                             if let Err(stop) = self.undo_to(mark as usize, poll) {
                                 break RunEnd::Stopped(stop);
                             }
+                            if let Frame::Node { hatless: true, .. } = frame {
+                                self.cands.truncate(start as usize);
+                                self.frames.pop();
+                                self.backtracks += 1;
+                                continue;
+                            }
                             if let Err(stop) = poll.tick(1) {
                                 break RunEnd::Stopped(stop);
                             }
@@ -319,9 +327,11 @@ impl<'a> Search<'a> {
         Frame::Node {
             part,
             floor,
+            min_height: i64::MAX,
             start: self.cands.len() as u32,
             next: self.cands.len() as u32,
             more: false,
+            hatless: false,
             mark: 0,
         }
     }
@@ -334,13 +344,15 @@ impl<'a> Search<'a> {
         else {
             unreachable!("entering a node");
         };
-        let more = self.collect(part, floor);
+        let (min_height, more) = self.collect(part, floor, None);
         *self.frames.last_mut().unwrap() = Frame::Node {
             part,
             floor,
+            min_height,
             start,
             next: start,
             more,
+            hatless: false,
             mark: 0,
         };
     }
@@ -352,6 +364,7 @@ impl<'a> Search<'a> {
         let Some(&Frame::Node {
             part,
             floor,
+            min_height,
             start,
             mut next,
             mut more,
@@ -373,7 +386,7 @@ impl<'a> Search<'a> {
                     }
                 };
                 self.cands.truncate(start as usize);
-                more = self.collect(part, last);
+                more = self.collect(part, last, Some(min_height)).1;
                 poll.tick(1 + part.len as u64)?;
                 next = start;
                 continue;
@@ -388,13 +401,15 @@ impl<'a> Search<'a> {
             // Move b to the end of the unplaced prefix.
             let last = part.lo + part.len - 1;
             self.swap(self.pos[b as usize], last);
-            if self.place(b, offset, part, poll)? {
+            if let Some(hat) = self.place(b, offset, part, poll)? {
                 *self.frames.last_mut().unwrap() = Frame::Node {
                     part,
                     floor,
+                    min_height,
                     start,
                     next,
                     more,
+                    hatless: !hat && self.params.hatless,
                     mark,
                 };
                 let child = Part {
@@ -421,13 +436,15 @@ impl<'a> Search<'a> {
     }
 
     /// Appends to `cands` the lowest candidate keys above `after` in
-    /// `part` (up to [`BATCH`] of them, in order) and returns whether
-    /// higher candidates were left out.
+    /// `part` (up to [`BATCH`] of them, in order) and returns the lowest
+    /// top of any unplaced buffer of the part (`known` if given) and
+    /// whether higher candidates were left out.
     ///
-    /// With the monotonic floor, a buffer placed at `m` leaves every
-    /// section of the part to fit above `m`: if the fullest section (total
-    /// `most`) cannot, only buffers crossing it are worth placing.
-    fn collect(&mut self, part: Part, after: u128) -> bool {
+    /// Dominance drops keys at or above that lowest top. With the
+    /// monotonic floor, a buffer placed at `m` leaves every section of the
+    /// part to fit above `m`: if the fullest section (total `most`) cannot,
+    /// only buffers crossing it are worth placing.
+    fn collect(&mut self, part: Part, after: u128, known: Option<i64>) -> (i64, bool) {
         let rank = &self.ranks[self.ranking];
         let (most, fullest) = if self.params.monotonic_floor && self.params.canonical {
             let (m, at) = self
@@ -440,10 +457,12 @@ impl<'a> Search<'a> {
         let free_below = self.capacity - most;
         let start = self.cands.len();
         let mut more = false;
+        let mut min_height = i64::MAX;
         let lo = part.lo as usize;
         for &b in &self.order[lo..lo + part.len as usize] {
             let bi = b as usize;
             let m = self.min_offset[bi];
+            min_height = min_height.min(m + self.size[bi]);
             let key = ((m as u128) << 32) | (rank[bi] as u128 + 1);
             if key <= after {
                 continue;
@@ -469,6 +488,16 @@ impl<'a> Search<'a> {
                 i -= 1;
             }
         }
-        more
+        let min_height = known.unwrap_or(min_height);
+        if self.params.dominance {
+            let keep = self.cands[start..]
+                .iter()
+                .position(|&(k, _)| (k >> 32) as i64 >= min_height);
+            if let Some(keep) = keep {
+                self.cands.truncate(start + keep);
+                more = false;
+            }
+        }
+        (min_height, more)
     }
 }

@@ -48,16 +48,17 @@ impl Search<'_> {
     }
 
     /// Places `b` at `offset` and propagates: section floors and totals,
-    /// neighbours' min offsets, effective floors. Returns `false` if the
-    /// result is provably infeasible. Whatever the result, even a stop
-    /// midway, the changes made are in the undo log.
+    /// neighbours' min offsets, effective floors. Returns `None` if
+    /// the result is provably infeasible, else whether any unplaced buffer
+    /// overlaps `b`. Whatever the result, even a stop midway, the changes
+    /// made are in the undo log.
     pub(super) fn place(
         &mut self,
         b: u32,
         offset: i64,
         part: Part,
         poll: &mut Poll<'_>,
-    ) -> Result<bool, Stop> {
+    ) -> Result<Option<bool>, Stop> {
         let sweep = self.sweep;
         let params = self.params;
         let cap = self.capacity;
@@ -100,7 +101,7 @@ impl Search<'_> {
             for span in spans {
                 for s in span.first as usize..span.end as usize {
                     if !self.section_fits(s) {
-                        return Ok(false);
+                        return Ok(None);
                     }
                 }
             }
@@ -108,10 +109,11 @@ impl Search<'_> {
         if params.monotonic_floor && params.canonical {
             let most = self.total_max.max(part.first as usize, part.end as usize);
             if offset.saturating_add(most) > cap {
-                return Ok(false);
+                return Ok(None);
             }
         }
 
+        let mut hat = false;
         let (nbr, dist) = sweep.overlaps(b);
         for (k, &x) in nbr.iter().enumerate() {
             let d = dist.map_or(self.size[bi], |d| d[k]);
@@ -120,6 +122,7 @@ impl Search<'_> {
             if self.offset[xi] != UNPLACED {
                 continue;
             }
+            hat = true;
             let v = align_up(offset.saturating_add(d), self.align[xi]);
             let old = self.min_offset[xi];
             if v <= old {
@@ -143,10 +146,10 @@ impl Search<'_> {
             }
             let fixed = self.fixed[xi];
             if overfull || v > cap - self.size[xi] || (fixed != FREE && v > fixed) {
-                return Ok(false);
+                return Ok(None);
             }
         }
-        Ok(true)
+        Ok(Some(hat))
     }
 
     /// Section inference: the unplaced pieces of a section all lie above
