@@ -6,7 +6,7 @@
 //!
 //! A variant is `default` or rules switched off, joined by `+`:
 //! `no-inference`, `no-effective-floor`, `no-monotonic`, `no-dominance`,
-//! `no-hatless`, `no-preordering`, `no-canonical`, or
+//! `no-hatless`, `no-decomposition`, `no-preordering`, `no-canonical`, or
 //! `order=WAT` (one preordering). Variants are run alternately, so that
 //! machine noise hits them alike.
 
@@ -30,6 +30,7 @@ fn variant(name: &str) -> Result<Variant, String> {
             "no-monotonic" => params.monotonic_floor = false,
             "no-dominance" => params.dominance = false,
             "no-hatless" => params.hatless = false,
+            "no-decomposition" => params.decomposition = false,
             "no-preordering" => params.static_preordering = false,
             "no-canonical" => params.canonical = false,
             r if r.starts_with("order=") => {

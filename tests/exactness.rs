@@ -111,6 +111,7 @@ fn every_rule_is_sound_on_its_own() {
         ("no monotonic floor", |p| p.monotonic_floor = false),
         ("no dominance", |p| p.dominance = false),
         ("no hatless", |p| p.hatless = false),
+        ("no decomposition", |p| p.decomposition = false),
         ("input order", |p| p.static_preordering = false),
         ("not canonical", |p| p.canonical = false),
         ("one ordering", |p| p.preorders.truncate(1)),
@@ -121,6 +122,7 @@ fn every_rule_is_sound_on_its_own() {
                 monotonic_floor: false,
                 dominance: false,
                 hatless: false,
+                decomposition: false,
                 ..Params::default()
             }
         }),

@@ -21,6 +21,9 @@
 //!   of another unplaced buffer, which could then drop below it.
 //! - *Hatless pruning*: if a buffer that overlaps no unplaced buffer fails,
 //!   its siblings fail too (it would have to come first in any of them).
+//! - *Dynamic decomposition*: when no unplaced buffer crosses a section
+//!   boundary any more, the two sides are independent and are solved one
+//!   after the other; the failure of one is final.
 //!
 //! Static preorderings decide the rank; several are tried round-robin with
 //! a node limit that doubles every round, per partition.
@@ -65,6 +68,8 @@ pub struct Params {
     pub dominance: bool,
     /// Stop trying siblings after a buffer with nothing unplaced above it.
     pub hatless: bool,
+    /// Split into independent parts when no buffer crosses a boundary.
+    pub decomposition: bool,
     /// Rank buffers by `preorders`; otherwise by input position.
     pub static_preordering: bool,
     /// Orderings tried round-robin (one: no node limit per round).
@@ -82,6 +87,7 @@ impl Default for Params {
             monotonic_floor: true,
             dominance: true,
             hatless: true,
+            decomposition: true,
             static_preordering: true,
             preorders: Preorder::DEFAULTS.to_vec(),
             node_limit: None,

@@ -39,7 +39,7 @@ pub(crate) enum RunEnd {
 /// An old value overwritten by a placement.
 #[derive(Clone, Copy)]
 enum Undo {
-    /// The buffer was placed: unplace it, give back its totals.
+    /// The buffer was placed: unplace it, give back its totals and cuts.
     Placed(u32),
     MinOffset(u32, i64),
     Floor(u32, i64),
@@ -73,6 +73,9 @@ enum Frame {
         hatless: bool,
         mark: u32,
     },
+    /// Independent parts `parts[from..to]`, solved one after the other;
+    /// `next` is the one being solved.
+    Split { from: u32, to: u32, next: u32 },
 }
 
 /// Candidates collected per scan of a part: enough for most nodes, few
@@ -114,6 +117,7 @@ pub(crate) struct Search<'a> {
     /// Per section: the sum of the unplaced members' windows.
     total: Vec<i64>,
     total_max: MaxTree,
+    cuts: Vec<u32>,
     /// Buffers arranged so that every part is a contiguous slice.
     order: Vec<u32>,
     undo: Vec<Undo>,
@@ -122,6 +126,8 @@ pub(crate) struct Search<'a> {
     cands: Vec<(u128, u32)>,
     /// Per buffer: its position in `order`.
     pos: Vec<u32>,
+    parts: Vec<Part>,
+    cut_points: Vec<u32>,
     pub(crate) nodes: u64,
     pub(crate) backtracks: u64,
     /// Member scans since the last poll (they happen deep inside `place`).
@@ -165,11 +171,14 @@ impl<'a> Search<'a> {
             at_effective: vec![0; sweep.sections],
             total: sweep.totals.clone(),
             total_max: MaxTree::new(&sweep.totals),
+            cuts: sweep.cuts.clone(),
             order,
             undo: Vec::new(),
             frames: Vec::new(),
             cands: Vec::new(),
             pos: vec![0; n],
+            parts: Vec::new(),
+            cut_points: Vec::new(),
             nodes: 0,
             backtracks: 0,
             scanned: 0,
@@ -256,6 +265,28 @@ impl<'a> Search<'a> {
                 };
             };
             match frame {
+                Frame::Split { from, to, next } => {
+                    let next = match signal {
+                        Signal::Enter => next,
+                        Signal::Solved => next + 1,
+                        Signal::Failed => {
+                            // The node that split undoes everything since.
+                            self.parts.truncate(from as usize);
+                            self.frames.pop();
+                            continue;
+                        }
+                    };
+                    if next == to {
+                        self.parts.truncate(from as usize);
+                        self.frames.pop();
+                        signal = Signal::Solved;
+                    } else {
+                        *self.frames.last_mut().unwrap() = Frame::Split { from, to, next };
+                        let p = self.parts[next as usize];
+                        self.frames.push(self.node(p, 0));
+                        signal = Signal::Enter;
+                    }
+                }
                 Frame::Node {
                     part, mark, start, ..
                 } => {
@@ -311,6 +342,7 @@ impl<'a> Search<'a> {
             _ => match self.undo_to(0, poll) {
                 Ok(()) => {
                     self.frames.clear();
+                    self.parts.clear();
                     self.cands.clear();
                     end
                 }
@@ -429,10 +461,57 @@ impl<'a> Search<'a> {
         self.pos[self.order[j as usize] as usize] = j;
     }
 
-    /// Pushes the search of `part` after the buffer with `key` was placed.
+    /// Pushes the search of `part` after the buffer with `key` was placed:
+    /// one node, or a split into independent parts if cuts dropped to zero.
     fn push_child(&mut self, part: Part, key: u128) {
         let floor = if self.params.canonical { key } else { 0 };
-        self.frames.push(self.node(part, floor));
+        if self.cut_points.is_empty() || part.len == 0 {
+            self.frames.push(self.node(part, floor));
+            return;
+        }
+        let sweep = self.sweep;
+        let slice = &mut self.order[part.lo as usize..(part.lo + part.len) as usize];
+        slice.sort_unstable_by_key(|&b| sweep.hull[b as usize][0]);
+        for (i, &b) in slice.iter().enumerate() {
+            self.pos[b as usize] = part.lo + i as u32;
+        }
+        let from = self.parts.len() as u32;
+        let mut lo = 0usize;
+        let mut first = part.first;
+        let cut_count = self.cut_points.len();
+        for c in 0..=cut_count {
+            let end = if c < cut_count {
+                self.cut_points[c]
+            } else {
+                part.end
+            };
+            let mut hi = lo;
+            while hi < slice.len() && sweep.hull[slice[hi] as usize][0] < end {
+                hi += 1;
+            }
+            if hi > lo {
+                self.parts.push(Part {
+                    lo: part.lo + lo as u32,
+                    len: (hi - lo) as u32,
+                    first,
+                    end,
+                });
+            }
+            lo = hi;
+            first = end;
+        }
+        let to = self.parts.len() as u32;
+        if to - from == 1 {
+            // Only one part has buffers left: same search, narrower range.
+            let p = self.parts.pop().unwrap();
+            self.frames.push(self.node(p, floor));
+        } else {
+            self.frames.push(Frame::Split {
+                from,
+                to,
+                next: from,
+            });
+        }
     }
 
     /// Appends to `cands` the lowest candidate keys above `after` in

@@ -1,6 +1,6 @@
 //! Placing a buffer and taking it back: the propagation to section floors,
-//! effective floors, totals and neighbours' min offsets, logged so that
-//! backtracking restores every value exactly.
+//! effective floors, totals, cuts and neighbours' min offsets, logged so
+//! that backtracking restores every value exactly.
 
 use super::{Part, Search, Undo, FREE, UNPLACED};
 use crate::deadline::{Poll, Stop};
@@ -48,7 +48,7 @@ impl Search<'_> {
     }
 
     /// Places `b` at `offset` and propagates: section floors and totals,
-    /// neighbours' min offsets, effective floors. Returns `None` if
+    /// neighbours' min offsets, effective floors, cuts. Returns `None` if
     /// the result is provably infeasible, else whether any unplaced buffer
     /// overlaps `b`. Whatever the result, even a stop midway, the changes
     /// made are in the undo log.
@@ -69,7 +69,15 @@ impl Search<'_> {
         self.undo.push(Undo::MinOffset(b, was));
         self.min_offset[bi] = i64::MAX;
 
+        self.cut_points.clear();
         let [first, end] = sweep.hull[bi];
+        for k in first..end - 1 {
+            let c = &mut self.cuts[k as usize];
+            *c -= 1;
+            if *c == 0 && params.decomposition {
+                self.cut_points.push(k + 1);
+            }
+        }
         poll.tick(u64::from(end - first))?;
         let spans = sweep.spans(b);
         for span in spans {
@@ -262,7 +270,10 @@ impl Search<'_> {
         let bi = b as usize;
         self.offset[bi] = UNPLACED;
         let [first, end] = self.sweep.hull[bi];
-        self.scanned += u64::from(end - first);
+        self.scanned += 2 * u64::from(end - first);
+        for c in &mut self.cuts[first as usize..end as usize - 1] {
+            *c += 1;
+        }
         for span in self.sweep.spans(b) {
             let h = span.upper - span.lower;
             self.total_max
