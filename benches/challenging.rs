@@ -32,6 +32,7 @@ fn variant(name: &str) -> Result<Variant, String> {
             "no-hatless" => params.hatless = false,
             "no-decomposition" => params.decomposition = false,
             "no-preordering" => params.static_preordering = false,
+            "no-dynamic-preordering" => params.dynamic_preordering = false,
             "no-canonical" => params.canonical = false,
             r if r.starts_with("order=") => {
                 let orders: Result<Vec<Preorder>, _> =

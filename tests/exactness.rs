@@ -112,6 +112,7 @@ fn every_rule_is_sound_on_its_own() {
         ("no dominance", |p| p.dominance = false),
         ("no hatless", |p| p.hatless = false),
         ("no decomposition", |p| p.decomposition = false),
+        ("no reordering of parts", |p| p.dynamic_preordering = false),
         ("input order", |p| p.static_preordering = false),
         ("not canonical", |p| p.canonical = false),
         ("one ordering", |p| p.preorders.truncate(1)),
@@ -123,6 +124,7 @@ fn every_rule_is_sound_on_its_own() {
                 dominance: false,
                 hatless: false,
                 decomposition: false,
+                dynamic_preordering: false,
                 ..Params::default()
             }
         }),

@@ -35,3 +35,18 @@ fn shared_memory_example_fits_its_max_load() {
     let below = problem.with_capacity(36).unwrap();
     assert_eq!(plan(&below, &Options::default()).status, Status::Infeasible);
 }
+
+#[test]
+fn challenging_suite_is_solved_at_1048576() {
+    for name in "ABCDEFGHIJK".chars() {
+        let problem = read(
+            &format!("benchmarks/challenging/{name}.1048576.csv"),
+            1048576,
+        );
+        let outcome = plan(&problem, &Options::default());
+        assert_eq!(outcome.status, Status::Solved, "instance {name}");
+        let solution = outcome.solution.unwrap();
+        validate(&problem, &solution).unwrap_or_else(|e| panic!("instance {name}: {e}"));
+        assert!(solution.height(&problem) <= 1048576);
+    }
+}

@@ -43,8 +43,8 @@ use alloc::vec;
 use alloc::vec::Vec;
 use core::time::Duration;
 
-use order::Traits;
 pub use order::{BadPreorder, Key, Preorder};
+use order::{Orderings, Traits};
 use search::{Part, RunEnd, Search, FREE};
 
 use crate::deadline::{Deadline, Poll, Stop};
@@ -72,6 +72,9 @@ pub struct Params {
     pub decomposition: bool,
     /// Rank buffers by `preorders`; otherwise by input position.
     pub static_preordering: bool,
+    /// When the search splits into parts, reorder each part by the section
+    /// totals left (for orderings that use totals).
+    pub dynamic_preordering: bool,
     /// Orderings tried round-robin (one: no node limit per round).
     pub preorders: Vec<Preorder>,
     /// Give up after this many nodes in all.
@@ -89,6 +92,7 @@ impl Default for Params {
             hatless: true,
             decomposition: true,
             static_preordering: true,
+            dynamic_preordering: true,
             preorders: Preorder::DEFAULTS.to_vec(),
             node_limit: None,
         }
@@ -217,7 +221,12 @@ fn search_sweep(
     let size: Vec<i64> = buffers.iter().map(|b| b.size).collect();
     let align: Vec<i64> = buffers.iter().map(|b| b.alignment).collect();
     let fixed: Vec<i64> = buffers.iter().map(|b| b.offset.unwrap_or(FREE)).collect();
-    let mut search = Search::new(sweep, params, &size, &align, fixed, capacity, ranks);
+    let orderings = Orderings {
+        preorders: &preorders,
+        traits: &traits,
+        ranks,
+    };
+    let mut search = Search::new(sweep, params, &size, &align, fixed, capacity, orderings);
     if let Err(stop) = search.init(poll) {
         return Verdict::Stopped(stop);
     }

@@ -107,7 +107,13 @@ impl Preorder {
         out
     }
 
-    /// `rank[b]`: position of buffer `b` in this ordering.
+    /// Whether the ordering depends on section totals.
+    pub(crate) fn uses_totals(&self) -> bool {
+        self.keys.contains(&Some(Key::Total))
+    }
+
+    /// `rank[b]`: position of buffer `b` in this ordering, by the sweep's
+    /// initial section totals.
     pub(crate) fn ranks(&self, traits: &[Traits], poll: &mut Poll<'_>) -> Result<Vec<u32>, Stop> {
         let n = traits.len();
         let mut order: Vec<([i128; 4], u32)> = (0..n as u32)
@@ -122,8 +128,17 @@ impl Preorder {
     }
 }
 
-/// The properties of a buffer that orderings sort by. `total` is the
-/// largest section total along the buffer.
+/// The orderings a search tries: their keys, the buffers' traits, and
+/// per ordering the rank of each buffer.
+pub(crate) struct Orderings<'a> {
+    pub(crate) preorders: &'a [Preorder],
+    pub(crate) traits: &'a [Traits],
+    pub(crate) ranks: Vec<Vec<u32>>,
+}
+
+/// The properties of a buffer that orderings sort by. `total`, the
+/// largest section total along the buffer, is the initial one; the search
+/// may reorder parts by the totals left.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Traits {
     total: i64,

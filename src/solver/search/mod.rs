@@ -15,6 +15,7 @@
 use alloc::vec;
 use alloc::vec::Vec;
 
+use super::order::Orderings;
 use super::sections::MaxTree;
 use super::Params;
 use crate::deadline::{Poll, Stop};
@@ -43,6 +44,8 @@ enum Undo {
     Placed(u32),
     MinOffset(u32, i64),
     Floor(u32, i64),
+    /// A buffer's rank before a part was reordered.
+    Rank(u32, u32),
     /// A section's effective floor before it rose (no member was left at
     /// it then).
     Effective(u32, i64),
@@ -97,10 +100,12 @@ pub(crate) struct Search<'a> {
     capacity: i64,
     /// Per buffer: the offset it must take, or [`FREE`].
     fixed: Vec<i64>,
-    /// Per ordering: the rank of each buffer.
-    ranks: Vec<Vec<u32>>,
+    orderings: Orderings<'a>,
     /// The ordering of the current run.
     ranking: usize,
+    /// Scratch space for reordering a part.
+    rerank_keys: Vec<([i128; 4], u32)>,
+    rerank_values: Vec<u32>,
     /// Per buffer: where it is placed, or [`UNPLACED`].
     pub(crate) offset: Vec<i64>,
     /// Per buffer: the lowest offset it can take given the placed buffers
@@ -144,7 +149,7 @@ impl<'a> Search<'a> {
         align: &'a [i64],
         fixed: Vec<i64>,
         capacity: i64,
-        ranks: Vec<Vec<u32>>,
+        orderings: Orderings<'a>,
     ) -> Self {
         let n = size.len();
         let min_offset: Vec<i64> = fixed
@@ -162,8 +167,10 @@ impl<'a> Search<'a> {
             align,
             capacity,
             fixed,
-            ranks,
+            orderings,
             ranking: 0,
+            rerank_keys: Vec::new(),
+            rerank_values: Vec::new(),
             offset: vec![UNPLACED; n],
             min_offset,
             floor: vec![0; sweep.sections],
@@ -448,7 +455,7 @@ impl<'a> Search<'a> {
                     len: part.len - 1,
                     ..part
                 };
-                self.push_child(child, key);
+                self.push_child(child, key, poll)?;
                 return Ok(Signal::Enter);
             }
             self.undo_to(mark as usize, poll)?;
@@ -463,11 +470,11 @@ impl<'a> Search<'a> {
 
     /// Pushes the search of `part` after the buffer with `key` was placed:
     /// one node, or a split into independent parts if cuts dropped to zero.
-    fn push_child(&mut self, part: Part, key: u128) {
+    fn push_child(&mut self, part: Part, key: u128, poll: &mut Poll<'_>) -> Result<(), Stop> {
         let floor = if self.params.canonical { key } else { 0 };
         if self.cut_points.is_empty() || part.len == 0 {
             self.frames.push(self.node(part, floor));
-            return;
+            return Ok(());
         }
         let sweep = self.sweep;
         let slice = &mut self.order[part.lo as usize..(part.lo + part.len) as usize];
@@ -501,16 +508,61 @@ impl<'a> Search<'a> {
             first = end;
         }
         let to = self.parts.len() as u32;
+        // Like the reference, reorder each new part by the totals left in
+        // its sections; a reordered part starts a fresh canonical search.
+        let rerank = self.params.dynamic_preordering
+            && self.params.static_preordering
+            && self.orderings.preorders[self.ranking].uses_totals();
+        if rerank {
+            for i in from..to {
+                self.rerank(self.parts[i as usize]);
+                poll.tick(8 * self.parts[i as usize].len as u64)?;
+            }
+        }
         if to - from == 1 {
             // Only one part has buffers left: same search, narrower range.
             let p = self.parts.pop().unwrap();
-            self.frames.push(self.node(p, floor));
+            self.frames
+                .push(self.node(p, if rerank { 0 } else { floor }));
         } else {
             self.frames.push(Frame::Split {
                 from,
                 to,
                 next: from,
             });
+        }
+        Ok(())
+    }
+
+    /// Reorders the buffers of `part` among the ranks they hold, by the
+    /// ordering's keys with the section totals left now.
+    fn rerank(&mut self, part: Part) {
+        let preorder = self.orderings.preorders[self.ranking];
+        let lo = part.lo as usize;
+        self.rerank_keys.clear();
+        self.rerank_values.clear();
+        for &b in &self.order[lo..lo + part.len as usize] {
+            let total = self
+                .sweep
+                .spans(b)
+                .iter()
+                .map(|s| self.total_max.max(s.first as usize, s.end as usize))
+                .max()
+                .unwrap_or(0);
+            self.rerank_keys
+                .push((preorder.key(&self.orderings.traits[b as usize], total), b));
+            self.rerank_values
+                .push(self.orderings.ranks[self.ranking][b as usize]);
+        }
+        self.rerank_keys.sort_unstable();
+        self.rerank_values.sort_unstable();
+        let rank = &mut self.orderings.ranks[self.ranking];
+        for (&(_, b), &r) in self.rerank_keys.iter().zip(&self.rerank_values) {
+            let old = rank[b as usize];
+            if old != r {
+                self.undo.push(Undo::Rank(b, old));
+                rank[b as usize] = r;
+            }
         }
     }
 
@@ -524,7 +576,7 @@ impl<'a> Search<'a> {
     /// part to fit above `m`: if the fullest section (total `most`) cannot,
     /// only buffers crossing it are worth placing.
     fn collect(&mut self, part: Part, after: u128, known: Option<i64>) -> (i64, bool) {
-        let rank = &self.ranks[self.ranking];
+        let rank = &self.orderings.ranks[self.ranking];
         let (most, fullest) = if self.params.monotonic_floor && self.params.canonical {
             let (m, at) = self
                 .total_max

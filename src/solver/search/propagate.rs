@@ -258,6 +258,7 @@ impl Search<'_> {
                 Undo::Placed(b) => self.unplace(b),
                 Undo::MinOffset(b, v) => self.restore_min_offset(b, v),
                 Undo::Floor(s, v) => self.floor[s as usize] = v,
+                Undo::Rank(b, r) => self.orderings.ranks[self.ranking][b as usize] = r,
                 Undo::Effective(s, e) => {
                     self.effective[s as usize] = e;
                     self.at_effective[s as usize] = 0;
