@@ -47,6 +47,7 @@ extern crate std;
 pub mod csv;
 pub mod deadline;
 pub mod error;
+pub mod gen;
 pub mod plan;
 pub mod problem;
 pub mod solution;

@@ -1,0 +1,138 @@
+//! How soon a search stops after its timeout or its cancel flag, set-up
+//! included, on generated instances from 1,000 to 100,000 buffers, and the
+//! peak memory of the process.
+//!
+//!     cargo bench --bench deadline -- [--runs N] [--sizes 1000,28526]
+//!
+//! Each instance is planned at its max load (a hard capacity), once with a
+//! timeout and once cancelled from another thread; the table gives the
+//! median time from the timeout, or from the moment the flag was set, to
+//! the return (negative: the plan ended before the stop).
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use minimalloc::gen::{generate, Spec};
+use minimalloc::{max_load, plan, Options, Problem};
+
+fn peak_rss_mb() -> f64 {
+    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+    status
+        .lines()
+        .find(|l| l.starts_with("VmHWM:"))
+        .and_then(|l| l.split_whitespace().nth(1))
+        .and_then(|kb| kb.parse::<f64>().ok())
+        .map_or(f64::NAN, |kb| kb / 1024.0)
+}
+
+/// Median overshoot in ms, or "-" when the plan ended before the stop in
+/// most runs (negative entries).
+fn median(mut v: Vec<f64>) -> String {
+    v.sort_by(|a, b| a.partial_cmp(b).unwrap());
+    let m = v[v.len() / 2];
+    if m < 0.0 {
+        "-".into()
+    } else {
+        format!("{m:.2}")
+    }
+}
+
+fn main() {
+    let mut runs = 5;
+    let mut sizes = vec![1_000usize, 10_000, 28_526, 100_000];
+    let mut stop_ms = 50u64;
+    let mut args = std::env::args().skip(1);
+    while let Some(a) = args.next() {
+        match a.as_str() {
+            "--runs" => runs = args.next().unwrap().parse().unwrap(),
+            "--sizes" => {
+                sizes = args
+                    .next()
+                    .unwrap()
+                    .split(',')
+                    .map(|s| s.parse().unwrap())
+                    .collect()
+            }
+            "--stop-ms" => stop_ms = args.next().unwrap().parse().unwrap(),
+            "--bench" => {}
+            _ => panic!("unknown argument {a:?}"),
+        }
+    }
+    let stop = Duration::from_millis(stop_ms);
+    println!("stop requested after {stop_ms} ms; overshoot = return time - {stop_ms} ms (median of {runs})");
+    println!(
+        "{:>8} {:>10} {:>14} {:>14} {:>12}  status",
+        "buffers", "pairs/buf", "timeout (ms)", "cancel (ms)", "peak MB"
+    );
+    for &n in &sizes {
+        let buffers = generate(Spec::new(n, 1));
+        let probe = Problem::new(i64::MAX, buffers.clone()).unwrap();
+        let problem = probe.with_capacity(max_load(&probe)).unwrap();
+        let mut statuses = Vec::new();
+        let mut timeout_over = Vec::new();
+        let mut cancel_over = Vec::new();
+        for _ in 0..runs {
+            let options = Options {
+                timeout: Some(stop),
+                ..Options::default()
+            };
+            let t = Instant::now();
+            let o = plan(&problem, &options);
+            timeout_over.push(t.elapsed().as_secs_f64() * 1e3 - stop_ms as f64);
+            statuses.push(format!("{:?}", o.status));
+
+            let flag = Arc::new(AtomicBool::new(false));
+            let options = Options {
+                cancel: Some(flag.clone()),
+                ..Options::default()
+            };
+            // The overshoot counts from the moment the other thread set the
+            // flag, not from when it was asked to wake up.
+            let setter = std::thread::spawn(move || {
+                std::thread::sleep(stop);
+                flag.store(true, Ordering::Relaxed);
+                Instant::now()
+            });
+            let o = plan(&problem, &options);
+            let returned = Instant::now();
+            statuses.push(format!("{:?}", o.status));
+            let set_at = setter.join().unwrap();
+            let over = returned.saturating_duration_since(set_at).as_secs_f64() * 1e3;
+            let cancelled = o.status == minimalloc::Status::Cancelled;
+            cancel_over.push(if cancelled { over } else { -1.0 });
+        }
+        statuses.sort();
+        statuses.dedup();
+        let pairs_per_buffer = overlap_pairs(&problem) as f64 / n as f64;
+        println!(
+            "{:>8} {:>10.1} {:>14} {:>14} {:>12.0}  {}",
+            n,
+            pairs_per_buffer,
+            median(timeout_over),
+            median(cancel_over),
+            peak_rss_mb(),
+            statuses.join("/")
+        );
+    }
+}
+
+/// Overlapping pairs, counted by a sweep (for the table only).
+fn overlap_pairs(problem: &Problem) -> u64 {
+    let mut events: Vec<(i64, i8)> = Vec::new();
+    for b in problem.buffers() {
+        events.push((b.lower, 1));
+        events.push((b.upper, -1));
+    }
+    events.sort();
+    let (mut live, mut pairs) = (0u64, 0u64);
+    for (_, d) in events {
+        if d > 0 {
+            pairs += live;
+            live += 1;
+        } else {
+            live -= 1;
+        }
+    }
+    pairs
+}
