@@ -14,11 +14,18 @@ pub type Clock = fn() -> u64;
 #[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum Stop {
     /// The timeout passed.
-    #[error("timed out")]
     TimedOut,
     /// The cancel flag was set.
-    #[error("cancelled")]
     Cancelled,
+}
+
+impl core::fmt::Display for Stop {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str(match self {
+            Stop::TimedOut => "timed out",
+            Stop::Cancelled => "cancelled",
+        })
+    }
 }
 
 /// A point in time after which work stops, and a flag that stops it early.
@@ -187,7 +194,7 @@ pub(crate) fn sort_polled<T: Ord + Copy>(v: &mut [T], poll: &mut Poll<'_>) -> Re
     const STEP: usize = 1 << 12;
     let n = v.len();
     for chunk in v.chunks_mut(RUN) {
-        chunk.sort_unstable();
+        crate::sort::sort(chunk);
         poll.tick(16 * chunk.len() as u64)?;
     }
     if n <= RUN {

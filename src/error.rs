@@ -4,6 +4,11 @@
 use alloc::string::String;
 use core::fmt;
 
+use crate::text::{
+    fill,
+    Arg::{I, S, U},
+};
+
 /// The field of a buffer that an error is about.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Field {
@@ -33,7 +38,7 @@ impl fmt::Display for Field {
             Field::Upper => f.write_str("upper"),
             Field::Size => f.write_str("size"),
             Field::Alignment => f.write_str("alignment"),
-            Field::Gap(i) => write!(f, "gap {i}"),
+            Field::Gap(i) => fill(f, "gap {}", &[U(*i as u64)]),
             Field::Offset => f.write_str("offset"),
             Field::Hint => f.write_str("hint"),
         }
@@ -44,13 +49,10 @@ impl fmt::Display for Field {
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum BufferError {
     /// A size or alignment that is zero or negative.
-    #[error("must be positive, got {0}")]
     NotPositive(i64),
     /// A negative time or offset.
-    #[error("must not be negative, got {0}")]
     Negative(i64),
     /// `upper <= lower`.
-    #[error("lifetime [{lower}, {upper}) is empty: upper must be greater than lower")]
     EmptyLifetime {
         /// The lifetime's start.
         lower: i64,
@@ -58,7 +60,6 @@ pub enum BufferError {
         upper: i64,
     },
     /// A gap with `upper <= lower`.
-    #[error("gap [{lower}, {upper}) is empty")]
     EmptyGap {
         /// The gap's start.
         lower: i64,
@@ -66,7 +67,6 @@ pub enum BufferError {
         upper: i64,
     },
     /// A gap that reaches outside the lifetime.
-    #[error("gap [{lower}, {upper}) is outside the lifetime [{life_lower}, {life_upper})")]
     GapOutsideLifetime {
         /// The gap's start.
         lower: i64,
@@ -78,7 +78,6 @@ pub enum BufferError {
         life_upper: i64,
     },
     /// Two gaps of one buffer that share time steps.
-    #[error("gap [{lower}, {upper}) overlaps gap [{other_lower}, {other_upper})")]
     GapsOverlap {
         /// This gap's start.
         lower: i64,
@@ -90,7 +89,6 @@ pub enum BufferError {
         other_upper: i64,
     },
     /// A gap window that is empty or not inside `[0, size)`.
-    #[error("window [{lower}, {upper}) must be non-empty and inside [0, {size})")]
     BadWindow {
         /// The window's start.
         lower: i64,
@@ -100,7 +98,6 @@ pub enum BufferError {
         size: i64,
     },
     /// An offset that is not a multiple of the alignment.
-    #[error("{offset} is not a multiple of the alignment {alignment}")]
     Misaligned {
         /// The offset.
         offset: i64,
@@ -108,7 +105,6 @@ pub enum BufferError {
         alignment: i64,
     },
     /// `offset + size` does not fit in 64 bits.
-    #[error("{offset} + size {size} overflows a 64-bit offset")]
     Overflow {
         /// The offset.
         offset: i64,
@@ -116,7 +112,6 @@ pub enum BufferError {
         size: i64,
     },
     /// `offset + size > capacity`.
-    #[error("{offset} + size {size} exceeds the capacity {capacity}")]
     ExceedsCapacity {
         /// The offset.
         offset: i64,
@@ -126,21 +121,82 @@ pub enum BufferError {
         capacity: i64,
     },
     /// Another buffer has the same id.
-    #[error("duplicate id: buffer {first} has it too")]
     DuplicateId {
         /// Index of the first buffer with this id.
         first: usize,
     },
 }
 
+impl fmt::Display for BufferError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match *self {
+            BufferError::NotPositive(v) => fill(f, "must be positive, got {}", &[I(v)]),
+            BufferError::Negative(v) => fill(f, "must not be negative, got {}", &[I(v)]),
+            BufferError::EmptyLifetime { lower, upper } => fill(
+                f,
+                "lifetime [{}, {}) is empty: upper must be greater than lower",
+                &[I(lower), I(upper)],
+            ),
+            BufferError::EmptyGap { lower, upper } => {
+                fill(f, "gap [{}, {}) is empty", &[I(lower), I(upper)])
+            }
+            BufferError::GapOutsideLifetime {
+                lower,
+                upper,
+                life_lower,
+                life_upper,
+            } => fill(
+                f,
+                "gap [{}, {}) is outside the lifetime [{}, {})",
+                &[I(lower), I(upper), I(life_lower), I(life_upper)],
+            ),
+            BufferError::GapsOverlap {
+                lower,
+                upper,
+                other_lower,
+                other_upper,
+            } => fill(
+                f,
+                "gap [{}, {}) overlaps gap [{}, {})",
+                &[I(lower), I(upper), I(other_lower), I(other_upper)],
+            ),
+            BufferError::BadWindow { lower, upper, size } => fill(
+                f,
+                "window [{}, {}) must be non-empty and inside [0, {})",
+                &[I(lower), I(upper), I(size)],
+            ),
+            BufferError::Misaligned { offset, alignment } => fill(
+                f,
+                "{} is not a multiple of the alignment {}",
+                &[I(offset), I(alignment)],
+            ),
+            BufferError::Overflow { offset, size } => fill(
+                f,
+                "{} + size {} overflows a 64-bit offset",
+                &[I(offset), I(size)],
+            ),
+            BufferError::ExceedsCapacity {
+                offset,
+                size,
+                capacity,
+            } => fill(
+                f,
+                "{} + size {} exceeds the capacity {}",
+                &[I(offset), I(size), I(capacity)],
+            ),
+            BufferError::DuplicateId { first } => {
+                fill(f, "duplicate id: buffer {} has it too", &[U(first as u64)])
+            }
+        }
+    }
+}
+
 /// An invalid input: which buffer, which field, why.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum Error {
     /// The capacity is zero or negative.
-    #[error("capacity must be positive, got {0}")]
     Capacity(i64),
     /// A buffer is invalid.
-    #[error("buffer {index} (id {id:?}): {field} {reason}")]
     Buffer {
         /// Position of the buffer in the problem.
         index: usize,
@@ -152,11 +208,34 @@ pub enum Error {
         reason: BufferError,
     },
     /// An index that names no buffer.
-    #[error("buffer {index} does not exist (the problem has {len} buffers)")]
     NoSuchBuffer {
         /// The index given.
         index: usize,
         /// Number of buffers in the problem.
         len: usize,
     },
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Error::Capacity(c) => fill(f, "capacity must be positive, got {}", &[I(*c)]),
+            Error::Buffer {
+                index,
+                id,
+                field,
+                reason,
+            } => {
+                fill(f, "buffer {} (id \"{}\"): ", &[U(*index as u64), S(id)])?;
+                fmt::Display::fmt(field, f)?;
+                f.write_str(" ")?;
+                fmt::Display::fmt(reason, f)
+            }
+            Error::NoSuchBuffer { index, len } => fill(
+                f,
+                "buffer {} does not exist (the problem has {} buffers)",
+                &[U(*index as u64), U(*len as u64)],
+            ),
+        }
+    }
 }

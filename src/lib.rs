@@ -32,7 +32,7 @@
 //! The core (everything but [`csv`] and the threads) uses only `core` and
 //! `alloc`: build with `--no-default-features` for a `no_std` library.
 #![cfg_attr(not(feature = "std"), no_std)]
-#![forbid(unsafe_op_in_unsafe_fn)]
+#![deny(unsafe_op_in_unsafe_fn)]
 #![warn(missing_docs)]
 
 extern crate alloc;
@@ -52,7 +52,9 @@ pub mod plan;
 pub mod problem;
 pub mod solution;
 pub mod solver;
+mod sort;
 pub mod sweep;
+mod text;
 
 pub use deadline::{Deadline, Stop};
 pub use plan::{plan, Options, Outcome, Status};

@@ -392,7 +392,7 @@ impl Problem {
         // Report overlaps by the gaps' positions as given, then keep them
         // sorted so that pieces come out in time order.
         let mut order: Vec<usize> = (0..b.gaps.len()).collect();
-        order.sort_by_key(|&i| (b.gaps[i].lower, i));
+        crate::sort::sort_by_key(&mut order, |&i| (b.gaps[i].lower, i));
         for pair in order.windows(2) {
             let (a, c) = (&b.gaps[pair[0]], &b.gaps[pair[1]]);
             if a.upper > c.lower {
@@ -409,7 +409,7 @@ impl Problem {
                 ));
             }
         }
-        b.gaps.sort_by_key(|g| g.lower);
+        crate::sort::sort_by_key(&mut b.gaps, |g| g.lower);
         for (field, value) in [(Field::Offset, b.offset), (Field::Hint, b.hint)] {
             let Some(offset) = value else { continue };
             if offset < 0 {
@@ -453,7 +453,7 @@ impl Problem {
             .filter(|&i| !self.buffers[i as usize].id.is_empty())
             .collect();
         let id = |i: u32| self.buffers[i as usize].id.as_str();
-        order.sort_unstable_by(|&a, &b| id(a).cmp(id(b)).then(a.cmp(&b)));
+        crate::sort::sort_by_key(&mut order, |&i| (id(i), i));
         // Within a run of equal ids the first two entries are the first
         // occurrence and its earliest repeat.
         let repeat = order

@@ -33,7 +33,6 @@ impl Solution {
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum ValidationError {
     /// The solution has a different number of offsets.
-    #[error("the solution has {got} offsets for {expected} buffers")]
     Length {
         /// Buffers in the problem.
         expected: usize,
@@ -41,7 +40,6 @@ pub enum ValidationError {
         got: usize,
     },
     /// A negative offset.
-    #[error("buffer {buffer}: offset {offset} is negative")]
     Negative {
         /// Buffer index.
         buffer: usize,
@@ -49,7 +47,6 @@ pub enum ValidationError {
         offset: i64,
     },
     /// An offset that is not a multiple of the buffer's alignment.
-    #[error("buffer {buffer}: offset {offset} is not a multiple of its alignment {alignment}")]
     Misaligned {
         /// Buffer index.
         buffer: usize,
@@ -59,7 +56,6 @@ pub enum ValidationError {
         alignment: i64,
     },
     /// A buffer that ends above the capacity.
-    #[error("buffer {buffer}: offset {offset} + size {size} exceeds the capacity {capacity}")]
     ExceedsCapacity {
         /// Buffer index.
         buffer: usize,
@@ -71,7 +67,6 @@ pub enum ValidationError {
         capacity: i64,
     },
     /// A buffer with a fixed offset placed elsewhere.
-    #[error("buffer {buffer}: placed at {offset} but fixed at {fixed}")]
     FixedMoved {
         /// Buffer index.
         buffer: usize,
@@ -81,7 +76,6 @@ pub enum ValidationError {
         fixed: i64,
     },
     /// Two buffers that use the same memory at the same time.
-    #[error("buffers {first} and {second} overlap in memory at time {time}")]
     Overlap {
         /// One buffer.
         first: usize,
@@ -90,6 +84,65 @@ pub enum ValidationError {
         /// A time at which both are alive.
         time: i64,
     },
+}
+
+impl core::fmt::Display for ValidationError {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        use crate::text::{
+            fill,
+            Arg::{I, U},
+        };
+        let u = |v: usize| U(v as u64);
+        match *self {
+            ValidationError::Length { expected, got } => fill(
+                f,
+                "the solution has {} offsets for {} buffers",
+                &[u(got), u(expected)],
+            ),
+            ValidationError::Negative { buffer, offset } => fill(
+                f,
+                "buffer {}: offset {} is negative",
+                &[u(buffer), I(offset)],
+            ),
+            ValidationError::Misaligned {
+                buffer,
+                offset,
+                alignment,
+            } => fill(
+                f,
+                "buffer {}: offset {} is not a multiple of its alignment {}",
+                &[u(buffer), I(offset), I(alignment)],
+            ),
+            ValidationError::ExceedsCapacity {
+                buffer,
+                offset,
+                size,
+                capacity,
+            } => fill(
+                f,
+                "buffer {}: offset {} + size {} exceeds the capacity {}",
+                &[u(buffer), I(offset), I(size), I(capacity)],
+            ),
+            ValidationError::FixedMoved {
+                buffer,
+                offset,
+                fixed,
+            } => fill(
+                f,
+                "buffer {}: placed at {} but fixed at {}",
+                &[u(buffer), I(offset), I(fixed)],
+            ),
+            ValidationError::Overlap {
+                first,
+                second,
+                time,
+            } => fill(
+                f,
+                "buffers {} and {} overlap in memory at time {}",
+                &[u(first), u(second), I(time)],
+            ),
+        }
+    }
 }
 
 /// Checks that `solution` places every buffer of `problem` at a non-negative
@@ -164,7 +217,7 @@ pub fn validate_below(
             events.push((p.upper, 0, id));
         }
     }
-    events.sort_unstable();
+    crate::sort::sort(&mut events);
 
     // Memory ranges in use, keyed by (start, piece): disjoint as long as
     // the placement is valid, so the only range that can meet a new one

@@ -171,88 +171,86 @@ fn fill(sweep: &mut Sweep, problem: &Problem, poll: &mut Poll<'_>) -> Result<(),
 
     let any_windows = windowed.iter().any(|&w| w);
 
-    // Pass 1: sections, piece section ranges, overlap counts.
-    let mut degree = vec![0u32; n + 1];
-    let mut active = Active::new(pieces.len());
-    let mut pending = false;
-    sweep.member_at.push(0);
-    for &e in &events {
-        let id = (e as u32) as usize;
-        if e & (1 << 32) == 0 {
-            if pending {
-                pending = false;
-                sweep
-                    .members
-                    .extend(active.list.iter().map(|&q| pieces[q as usize].buffer));
-                sweep.member_at.push(sweep.members.len() as u32);
-                sweep.sections += 1;
-                poll.tick(active.list.len() as u64)?;
-            }
-            pieces[id].end = sweep.sections as u32;
-            active.remove(id as u32);
-        } else {
-            pieces[id].first = sweep.sections as u32;
-            let me = pieces[id].buffer as usize;
-            for &q in &active.list {
-                degree[pieces[q as usize].buffer as usize] += 1;
-            }
-            degree[me] += active.list.len() as u32;
-            poll.tick(1 + active.list.len() as u64)?;
-            active.insert(id as u32);
-            pending = true;
-        }
-    }
-
-    // Pass 2: fill the overlap lists (CSR), with the same event order.
+    // Two walks over the same events: the first finds the sections and
+    // counts each buffer's overlaps, the second fills the sized lists.
     let mut at = vec![0u32; n + 1];
-    for b in 0..n {
-        at[b + 1] = at[b] + degree[b];
-    }
-    let total_pairs = at[n] as usize;
-    sweep.nbr = vec![0u32; total_pairs];
-    sweep.dist = vec![0i64; if any_windows { total_pairs } else { 0 }];
-    let (nbr, dist) = (&mut sweep.nbr, &mut sweep.dist);
-    let mut fill = at.clone();
+    let mut fill: Vec<u32> = Vec::new();
     // Forbidden offset differences of pieces of pairs with windows, for the
     // interleaving check: (first buffer, second buffer, lowest, highest) of
     // d = offset(second) - offset(first).
     let mut forbidden: Vec<(u32, u32, i64, i64)> = Vec::new();
-    let mut active = Active::new(pieces.len());
-    for &e in &events {
-        let id = (e as u32) as usize;
-        if e & (1 << 32) == 0 {
-            active.remove(id as u32);
-            continue;
-        }
-        let q = &pieces[id];
-        let x = q.buffer as usize;
-        for &pi in &active.list {
-            let p = &pieces[pi as usize];
-            let t = p.buffer as usize;
-            nbr[fill[t] as usize] = x as u32;
-            nbr[fill[x] as usize] = t as u32;
-            if any_windows {
-                // x above t: each x piece starts at or above the t piece's top.
-                dist[fill[t] as usize] = p.upper - q.lower;
-                dist[fill[x] as usize] = q.upper - p.lower;
+    sweep.member_at.push(0);
+    for filling in [false, true] {
+        if filling {
+            for b in 0..n {
+                at[b + 1] += at[b];
             }
-            fill[t] += 1;
-            fill[x] += 1;
-            if any_windows && (windowed[t] || windowed[x]) {
-                let (a, b, pa, pb) = if t < x { (t, x, p, q) } else { (x, t, q, p) };
-                // Overlap in memory iff pa.lower - pb.upper < d < pa.upper - pb.lower.
-                forbidden.push((
-                    a as u32,
-                    b as u32,
-                    pa.lower - pb.upper + 1,
-                    pa.upper - pb.lower - 1,
-                ));
-            }
+            sweep.nbr = vec![0u32; at[n] as usize];
+            sweep.dist = vec![0i64; if any_windows { at[n] as usize } else { 0 }];
+            fill = at.clone();
         }
-        poll.tick(1 + active.list.len() as u64)?;
-        active.insert(id as u32);
+        let mut active = Active::new(pieces.len());
+        let mut pending = false;
+        for &e in &events {
+            let id = (e as u32) as usize;
+            if e & (1 << 32) == 0 {
+                if !filling {
+                    if pending {
+                        pending = false;
+                        sweep
+                            .members
+                            .extend(active.list.iter().map(|&q| pieces[q as usize].buffer));
+                        sweep.member_at.push(sweep.members.len() as u32);
+                        sweep.sections += 1;
+                        poll.tick(active.list.len() as u64)?;
+                    }
+                    pieces[id].end = sweep.sections as u32;
+                }
+                active.remove(id as u32);
+                continue;
+            }
+            if !filling {
+                pieces[id].first = sweep.sections as u32;
+                pending = true;
+            }
+            let q = &pieces[id];
+            let x = q.buffer as usize;
+            for &pi in &active.list {
+                let p = &pieces[pi as usize];
+                let t = p.buffer as usize;
+                if !filling {
+                    at[t + 1] += 1;
+                    at[x + 1] += 1;
+                    continue;
+                }
+                let (kt, kx) = (fill[t] as usize, fill[x] as usize);
+                sweep.nbr[kt] = x as u32;
+                sweep.nbr[kx] = t as u32;
+                if any_windows {
+                    // x above t: each x piece starts at or above the t
+                    // piece's top.
+                    sweep.dist[kt] = p.upper - q.lower;
+                    sweep.dist[kx] = q.upper - p.lower;
+                }
+                fill[t] += 1;
+                fill[x] += 1;
+                if any_windows && (windowed[t] || windowed[x]) {
+                    let (a, b, pa, pb) = if t < x { (t, x, p, q) } else { (x, t, q, p) };
+                    // Overlap in memory iff pa.lower - pb.upper < d < pa.upper - pb.lower.
+                    forbidden.push((
+                        a as u32,
+                        b as u32,
+                        pa.lower - pb.upper + 1,
+                        pa.upper - pb.lower - 1,
+                    ));
+                }
+            }
+            poll.tick(1 + active.list.len() as u64)?;
+            active.insert(id as u32);
+        }
     }
     drop(fill);
+    let (nbr, dist) = (&mut sweep.nbr, &mut sweep.dist);
 
     // Buffers with several pieces can meet the same buffer several times:
     // keep one entry per neighbour with the largest distance.
@@ -264,7 +262,7 @@ fn fill(sweep: &mut Sweep, problem: &Problem, poll: &mut Poll<'_>) -> Result<(),
             at[b] = write as u32;
             pairs.clear();
             pairs.extend(r.map(|k| (nbr[k], if any_windows { dist[k] } else { 0 })));
-            pairs.sort_unstable_by(|x, y| x.0.cmp(&y.0).then(y.1.cmp(&x.1)));
+            crate::sort::sort_by_key(&mut pairs, |p| (p.0, core::cmp::Reverse(p.1)));
             pairs.dedup_by_key(|p| p.0);
             for &(x, d) in &pairs {
                 nbr[write] = x;
@@ -349,7 +347,7 @@ fn prefix_sums(delta: &[i64]) -> Vec<i64> {
 /// Counts the pairs whose forbidden offset differences do not form one
 /// interval around zero: those pairs can be placed interleaved.
 fn count_interleaving(forbidden: &mut [(u32, u32, i64, i64)]) -> u64 {
-    forbidden.sort_unstable();
+    crate::sort::sort(forbidden);
     let mut count = 0;
     let mut i = 0;
     while i < forbidden.len() {
@@ -393,7 +391,9 @@ impl Active {
 
     fn remove(&mut self, p: u32) {
         let i = self.pos[p as usize] as usize;
-        let last = *self.list.last().expect("removing an active piece");
+        let Some(&last) = self.list.last() else {
+            return;
+        };
         self.list[i] = last;
         self.pos[last as usize] = i as u32;
         self.list.pop();
@@ -412,7 +412,7 @@ pub fn max_load(problem: &Problem) -> i64 {
         }
     }
     // At equal times the ends (negative) come first.
-    events.sort_unstable();
+    crate::sort::sort(&mut events);
     let mut load = 0i64;
     let mut best = 0i64;
     for (_, d) in events {

@@ -218,9 +218,17 @@ fn search_sweep(
     }
     stats.solved_by = preorders.iter().map(|&p| (p, 0)).collect();
 
-    let size: Vec<i64> = buffers.iter().map(|b| b.size).collect();
-    let align: Vec<i64> = buffers.iter().map(|b| b.alignment).collect();
-    let fixed: Vec<i64> = buffers.iter().map(|b| b.offset.unwrap_or(FREE)).collect();
+    let n = buffers.len();
+    let (mut size, mut align, mut fixed) = (
+        Vec::with_capacity(n),
+        Vec::with_capacity(n),
+        Vec::with_capacity(n),
+    );
+    for b in buffers {
+        size.push(b.size);
+        align.push(b.alignment);
+        fixed.push(b.offset.unwrap_or(FREE));
+    }
     let orderings = Orderings {
         preorders: &preorders,
         traits: &traits,

@@ -183,7 +183,7 @@ impl fmt::Display for Preorder {
             return f.write_str("input");
         }
         for key in self.keys.iter().flatten() {
-            write!(f, "{}", key.letter())?;
+            fmt::Write::write_char(f, key.letter())?;
         }
         Ok(())
     }
@@ -197,8 +197,17 @@ impl fmt::Debug for Preorder {
 
 /// A preordering spelled with letters other than `ACLOTUWZ`, or too long.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[error("bad preordering {0:?}: use up to four of the letters A C L O T U W Z")]
 pub struct BadPreorder(pub alloc::string::String);
+
+impl fmt::Display for BadPreorder {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        crate::text::fill(
+            f,
+            "bad preordering \"{}\": use up to four of the letters A C L O T U W Z",
+            &[crate::text::Arg::S(&self.0)],
+        )
+    }
+}
 
 impl FromStr for Preorder {
     type Err = BadPreorder;

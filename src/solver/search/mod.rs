@@ -159,7 +159,7 @@ impl<'a> Search<'a> {
         let mut order: Vec<u32> = (0..n as u32)
             .filter(|&b| sweep.hull[b as usize][0] < sweep.hull[b as usize][1])
             .collect();
-        order.sort_by_key(|&b| sweep.hull[b as usize][0]);
+        crate::sort::sort_by_key(&mut order, |&b| (sweep.hull[b as usize][0], b));
         let mut search = Search {
             sweep,
             params,
@@ -478,7 +478,7 @@ impl<'a> Search<'a> {
         }
         let sweep = self.sweep;
         let slice = &mut self.order[part.lo as usize..(part.lo + part.len) as usize];
-        slice.sort_unstable_by_key(|&b| sweep.hull[b as usize][0]);
+        crate::sort::sort_by_key(slice, |&b| (sweep.hull[b as usize][0], b));
         for (i, &b) in slice.iter().enumerate() {
             self.pos[b as usize] = part.lo + i as u32;
         }
@@ -554,8 +554,8 @@ impl<'a> Search<'a> {
             self.rerank_values
                 .push(self.orderings.ranks[self.ranking][b as usize]);
         }
-        self.rerank_keys.sort_unstable();
-        self.rerank_values.sort_unstable();
+        crate::sort::sort(&mut self.rerank_keys);
+        crate::sort::sort(&mut self.rerank_values);
         let rank = &mut self.orderings.ranks[self.ranking];
         for (&(_, b), &r) in self.rerank_keys.iter().zip(&self.rerank_values) {
             let old = rank[b as usize];
