@@ -47,9 +47,12 @@ extern crate std;
 pub mod csv;
 pub mod deadline;
 pub mod error;
+pub mod ffi;
 pub mod gen;
 pub mod plan;
 pub mod problem;
+#[cfg(not(feature = "std"))]
+mod runtime;
 pub mod solution;
 pub mod solver;
 mod sort;

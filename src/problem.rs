@@ -294,6 +294,11 @@ impl Problem {
         Ok(())
     }
 
+    /// Drops the buffers from `len` on (to undo a partial batch).
+    pub(crate) fn truncate(&mut self, len: usize) {
+        self.buffers.truncate(len);
+    }
+
     /// The buffers, in the order given.
     pub fn buffers(&self) -> &[Buffer] {
         &self.buffers

@@ -62,6 +62,13 @@ fn write_u64(out: &mut dyn Write, mut v: u64) -> fmt::Result {
     Ok(())
 }
 
+/// `fill` into a new string.
+pub(crate) fn format(template: &str, args: &[Arg<'_>]) -> alloc::string::String {
+    let mut s = alloc::string::String::new();
+    let _ = fill(&mut s, template, args);
+    s
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

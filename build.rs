@@ -1,0 +1,82 @@
+//! Generates the C header from src/ffi into OUT_DIR (a test compares it
+//! with the committed include/minimalloc.h; set MINIMALLOC_WRITE_HEADER=1
+//! to rewrite that), and gives the shared library its SONAME.
+
+use std::env;
+use std::path::PathBuf;
+
+/// ABI version of the shared library, in its SONAME: bumped on any
+/// incompatible change of the C API, independently of the crate version.
+const ABI_VERSION: u32 = 1;
+
+fn main() {
+    let dir = PathBuf::from(env::var("CARGO_MANIFEST_DIR").expect("set by cargo"));
+    let out = PathBuf::from(env::var("OUT_DIR").expect("set by cargo"));
+    let version = env::var("CARGO_PKG_VERSION").expect("set by cargo");
+    let part = |name: &str| env::var(name).expect("set by cargo");
+    println!("cargo:rerun-if-changed=src");
+    println!("cargo:rerun-if-changed=Cargo.toml");
+    println!("cargo:rerun-if-changed=cbindgen.toml");
+    println!("cargo:rerun-if-changed=build.rs");
+    println!("cargo:rerun-if-env-changed=MINIMALLOC_WRITE_HEADER");
+    println!("cargo:rustc-env=MINIMALLOC_ABI_VERSION={ABI_VERSION}");
+    println!("cargo:rustc-env=MINIMALLOC_TARGET={}", part("TARGET"));
+
+    let config = cbindgen::Config::from_file(dir.join("cbindgen.toml")).expect("cbindgen.toml");
+    let defines = format!(
+        "\n/** Version of the library this header belongs to. */\n\
+         #define MINIMALLOC_VERSION \"{version}\"\n\
+         #define MINIMALLOC_VERSION_MAJOR {}\n\
+         #define MINIMALLOC_VERSION_MINOR {}\n\
+         #define MINIMALLOC_VERSION_PATCH {}\n\
+         /** ABI version, the number in the shared library's SONAME. */\n\
+         #define MINIMALLOC_ABI_VERSION {ABI_VERSION}\n",
+        part("CARGO_PKG_VERSION_MAJOR"),
+        part("CARGO_PKG_VERSION_MINOR"),
+        part("CARGO_PKG_VERSION_PATCH"),
+    );
+    let header = cbindgen::Builder::new()
+        .with_crate(&dir)
+        .with_config(config)
+        .with_after_include(defines)
+        .generate()
+        .expect("cbindgen could not read src/ffi");
+    header.write_to_file(out.join("minimalloc.h"));
+    if env::var_os("MINIMALLOC_WRITE_HEADER").is_some() {
+        header.write_to_file(dir.join("include/minimalloc.h"));
+    }
+
+    let os = part("CARGO_CFG_TARGET_OS");
+    // Without std nothing pulls in the C library, yet the core calls its
+    // malloc and clock (src/runtime.rs): say so.
+    if env::var_os("CARGO_FEATURE_STD").is_none() && env::var_os("CARGO_CFG_UNIX").is_some() {
+        println!("cargo:rustc-link-lib=c");
+    }
+    if os != "linux" && os != "android" {
+        return;
+    }
+    // The SONAME carries the ABI version: libminimalloc.so.1.
+    println!("cargo:rustc-cdylib-link-arg=-Wl,-soname,libminimalloc.so.{ABI_VERSION}");
+
+    // The tiny profile (no std, opt-level "z", panic = "abort"): nothing
+    // unwinds, so the unwind tables, the landing pads and the prebuilt
+    // core's pointer to the unwinder's personality routine can go, and
+    // relative relocations are packed (ld 2.38+; older ones ignore it).
+    let tiny = env::var_os("CARGO_FEATURE_STD").is_none() && part("OPT_LEVEL") == "z";
+    if tiny && part("CARGO_CFG_TARGET_ENV") == "gnu" {
+        let script = out.join("discard-unwind.ld");
+        std::fs::write(
+            &script,
+            "SECTIONS\n{\n  /DISCARD/ : { *(.eh_frame) *(.eh_frame_hdr) *(.gcc_except_table*) \
+             *(.data.DW.ref.rust_eh_personality) *(.data.rel.local.DW.ref.rust_eh_personality) }\n}\nINSERT AFTER .text;\n",
+        )
+        .expect("OUT_DIR is writable");
+        println!("cargo:rustc-cdylib-link-arg=-Wl,--no-eh-frame-hdr");
+        // Nothing refers to it any more, but the prebuilt objects still
+        // name it: define it (never called) so that it is neither left
+        // undefined nor exported (rustc's version script hides it).
+        println!("cargo:rustc-cdylib-link-arg=-Wl,--defsym=rust_eh_personality=0");
+        println!("cargo:rustc-cdylib-link-arg=-Wl,-z,pack-relative-relocs");
+        println!("cargo:rustc-cdylib-link-arg={}", script.display());
+    }
+}

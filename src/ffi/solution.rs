@@ -1,0 +1,84 @@
+//! `minimalloc_solution`: the offsets of a solved problem.
+
+use alloc::boxed::Box;
+use alloc::vec::Vec;
+
+use super::{guard, minimalloc_status};
+
+/// The offsets of a solved problem, one per buffer in the order added.
+/// Opaque; made by `minimalloc_solve*`, released by
+/// `minimalloc_solution_free`.
+pub struct minimalloc_solution {
+    pub(crate) offsets: Vec<i64>,
+    pub(crate) height: i64,
+}
+
+/// Number of offsets (the problem's buffer count); 0 for NULL.
+///
+/// # Safety
+/// `solution` is NULL or a live handle.
+#[no_mangle]
+pub unsafe extern "C" fn minimalloc_solution_len(solution: *const minimalloc_solution) -> usize {
+    // Safety: NULL or a live handle, by contract.
+    guard(0, || {
+        unsafe { solution.as_ref() }.map_or(0, |s| s.offsets.len())
+    })
+}
+
+/// Copies the offsets into `out_offsets`, which holds `len` elements;
+/// `len` smaller than `minimalloc_solution_len` is an invalid argument and
+/// writes nothing.
+///
+/// # Safety
+/// `solution` is NULL or a live handle; `out_offsets` is NULL or has `len`
+/// writable elements.
+#[no_mangle]
+pub unsafe extern "C" fn minimalloc_solution_offsets(
+    solution: *const minimalloc_solution,
+    out_offsets: *mut i64,
+    len: usize,
+) -> minimalloc_status {
+    guard(minimalloc_status::Internal, || {
+        // Safety: NULL or a live handle, by contract.
+        let Some(s) = (unsafe { solution.as_ref() }) else {
+            return minimalloc_status::NullPointer;
+        };
+        if s.offsets.is_empty() {
+            return minimalloc_status::Ok;
+        }
+        if out_offsets.is_null() {
+            return minimalloc_status::NullPointer;
+        }
+        if len < s.offsets.len() {
+            return minimalloc_status::InvalidArgument;
+        }
+        // Safety: `out_offsets` has at least `len >= offsets.len()` elements.
+        unsafe { core::ptr::copy_nonoverlapping(s.offsets.as_ptr(), out_offsets, s.offsets.len()) };
+        minimalloc_status::Ok
+    })
+}
+
+/// The height of the placement: the highest `offset + size`, 0 for no
+/// buffers, -1 for NULL.
+///
+/// # Safety
+/// `solution` is NULL or a live handle.
+#[no_mangle]
+pub unsafe extern "C" fn minimalloc_solution_height(solution: *const minimalloc_solution) -> i64 {
+    // Safety: NULL or a live handle, by contract.
+    guard(-1, || unsafe { solution.as_ref() }.map_or(-1, |s| s.height))
+}
+
+/// Releases a solution. NULL is a no-op.
+///
+/// # Safety
+/// `solution` is NULL or a handle from `minimalloc_solve*` not yet freed.
+#[no_mangle]
+pub unsafe extern "C" fn minimalloc_solution_free(solution: *mut minimalloc_solution) {
+    guard((), || {
+        if !solution.is_null() {
+            // Safety: the caller passes a live handle from Box::into_raw.
+            drop(unsafe { Box::from_raw(solution) });
+        }
+    })
+}
