@@ -1,0 +1,285 @@
+/* Every function of the C API and every error path. Built with
+ * -std=c99 -Wall -Wextra -Werror -pedantic, asserts on, also under
+ * AddressSanitizer (which also reports leaks).
+ * Usage: api_test <path of a CSV whose search runs long at its capacity> <capacity> */
+#undef NDEBUG
+#include <assert.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <minimalloc.h>
+
+#include "check.h"
+
+static int has(const char *text, const char *part) {
+  return text != NULL && strstr(text, part) != NULL;
+}
+
+/* The paper's running example: fits 12, not 11. */
+static const test_buffer paper[5] = {{0, 3, 4}, {3, 9, 4}, {0, 9, 4}, {9, 21, 4}, {0, 21, 4}};
+
+static minimalloc_problem *paper_problem(int64_t capacity) {
+  size_t i, index = 99;
+  minimalloc_problem *p = minimalloc_problem_new(capacity);
+  assert(p != NULL);
+  for (i = 0; i < 5; i++) {
+    assert(minimalloc_problem_add_buffer(p, paper[i].lower, paper[i].upper, paper[i].size, 1,
+                                         &index) == MINIMALLOC_STATUS_OK);
+    assert(index == i);
+  }
+  return p;
+}
+
+static void test_names(void) {
+  int s;
+  assert(strcmp(minimalloc_version(), MINIMALLOC_VERSION) == 0);
+  assert(MINIMALLOC_ABI_VERSION >= 1);
+  assert(strcmp(minimalloc_status_str(MINIMALLOC_STATUS_OK), "ok") == 0);
+  for (s = MINIMALLOC_STATUS_OK; s <= MINIMALLOC_STATUS_NOT_FOUND; s++) {
+    const char *name = minimalloc_status_str((minimalloc_status)s);
+    assert(name != NULL && name[0] != '\0' && strcmp(name, "unknown status") != 0);
+  }
+  assert(strcmp(minimalloc_status_str((minimalloc_status)42), "unknown status") == 0);
+  assert(strcmp(minimalloc_status_str((minimalloc_status)-1), "unknown status") == 0);
+}
+
+static void test_null_and_free(void) {
+  size_t index;
+  int64_t offsets[1];
+  minimalloc_solution *s = NULL;
+  assert(minimalloc_problem_new(0) == NULL);
+  assert(minimalloc_problem_new(-7) == NULL);
+  minimalloc_problem_free(NULL);
+  minimalloc_solution_free(NULL);
+  minimalloc_options_free(NULL);
+  assert(minimalloc_problem_add_buffer(NULL, 0, 1, 1, 1, &index) == MINIMALLOC_STATUS_NULL_POINTER);
+  assert(minimalloc_problem_add_buffers(NULL, NULL, NULL, NULL, NULL, 0, &index) ==
+         MINIMALLOC_STATUS_NULL_POINTER);
+  assert(minimalloc_problem_add_gap(NULL, 0, 1, 2) == MINIMALLOC_STATUS_NULL_POINTER);
+  assert(minimalloc_problem_add_gap_window(NULL, 0, 1, 2, 0, 1) == MINIMALLOC_STATUS_NULL_POINTER);
+  assert(minimalloc_problem_set_offset(NULL, 0, 0) == MINIMALLOC_STATUS_NULL_POINTER);
+  assert(minimalloc_problem_set_hint(NULL, 0, 0) == MINIMALLOC_STATUS_NULL_POINTER);
+  assert(minimalloc_problem_len(NULL) == 0);
+  assert(minimalloc_problem_last_error(NULL) == NULL);
+  assert(minimalloc_solve(NULL, 0, &s) == MINIMALLOC_STATUS_NULL_POINTER);
+  assert(minimalloc_solve_with(NULL, NULL, &s) == MINIMALLOC_STATUS_NULL_POINTER);
+  assert(s == NULL);
+  assert(minimalloc_solution_len(NULL) == 0);
+  assert(minimalloc_solution_height(NULL) == -1);
+  assert(minimalloc_solution_offsets(NULL, offsets, 1) == MINIMALLOC_STATUS_NULL_POINTER);
+  assert(minimalloc_options_set_timeout_ms(NULL, 5) == MINIMALLOC_STATUS_NULL_POINTER);
+  assert(minimalloc_options_set_node_limit(NULL, 5) == MINIMALLOC_STATUS_NULL_POINTER);
+  assert(minimalloc_options_cancel(NULL) == MINIMALLOC_STATUS_NULL_POINTER);
+  assert(minimalloc_options_reset_cancel(NULL) == MINIMALLOC_STATUS_NULL_POINTER);
+  assert(minimalloc_options_nodes(NULL) == 0);
+  assert(minimalloc_options_elapsed_us(NULL) == 0);
+  assert(minimalloc_options_last_error(NULL) == NULL);
+}
+
+static void test_bad_buffers(void) {
+  size_t index = 77;
+  minimalloc_problem *p = paper_problem(12);
+  const char *why;
+  assert(strcmp(minimalloc_problem_last_error(p), "") == 0);
+  assert(minimalloc_problem_add_buffer(p, 0, 1, 1, 1, NULL) == MINIMALLOC_STATUS_NULL_POINTER);
+  assert(minimalloc_problem_add_buffer(p, 0, 5, 0, 1, &index) == MINIMALLOC_STATUS_INVALID_ARGUMENT);
+  why = minimalloc_problem_last_error(p);
+  assert(has(why, "buffer 5") && has(why, "size must be positive, got 0"));
+  assert(index == 77); /* out-parameters are written only on success */
+  assert(minimalloc_problem_add_buffer(p, 5, 5, 4, 1, &index) == MINIMALLOC_STATUS_INVALID_ARGUMENT);
+  assert(has(minimalloc_problem_last_error(p), "upper lifetime [5, 5) is empty"));
+  assert(minimalloc_problem_add_buffer(p, 7, 3, 4, 1, &index) == MINIMALLOC_STATUS_INVALID_ARGUMENT);
+  assert(minimalloc_problem_add_buffer(p, -1, 3, 4, 1, &index) == MINIMALLOC_STATUS_INVALID_ARGUMENT);
+  assert(has(minimalloc_problem_last_error(p), "lower must not be negative, got -1"));
+  assert(minimalloc_problem_add_buffer(p, 0, 3, 4, 0, &index) == MINIMALLOC_STATUS_INVALID_ARGUMENT);
+  assert(has(minimalloc_problem_last_error(p), "alignment must be positive, got 0"));
+  assert(minimalloc_problem_add_buffer(p, 0, 3, 4, -8, &index) == MINIMALLOC_STATUS_INVALID_ARGUMENT);
+  /* Gaps, offsets and hints on an index that does not exist. */
+  assert(minimalloc_problem_add_gap(p, 5, 1, 2) == MINIMALLOC_STATUS_INVALID_ARGUMENT);
+  assert(has(minimalloc_problem_last_error(p), "buffer 5 does not exist (the problem has 5 buffers)"));
+  assert(minimalloc_problem_add_gap_window(p, 99, 1, 2, 0, 1) == MINIMALLOC_STATUS_INVALID_ARGUMENT);
+  assert(minimalloc_problem_set_offset(p, 5, 0) == MINIMALLOC_STATUS_INVALID_ARGUMENT);
+  assert(minimalloc_problem_set_hint(p, (size_t)-1, 0) == MINIMALLOC_STATUS_INVALID_ARGUMENT);
+  /* Offset + size past int64 and past the capacity; misaligned. */
+  assert(minimalloc_problem_set_offset(p, 0, INT64_MAX - 1) == MINIMALLOC_STATUS_INVALID_ARGUMENT);
+  assert(has(minimalloc_problem_last_error(p), "overflows a 64-bit offset"));
+  assert(minimalloc_problem_set_offset(p, 0, 10) == MINIMALLOC_STATUS_INVALID_ARGUMENT);
+  assert(has(minimalloc_problem_last_error(p), "offset 10 + size 4 exceeds the capacity 12"));
+  assert(minimalloc_problem_set_hint(p, 0, 9) == MINIMALLOC_STATUS_INVALID_ARGUMENT);
+  /* Gaps outside the lifetime or overlapping; windows outside the buffer. */
+  assert(minimalloc_problem_add_gap(p, 2, 5, 12) == MINIMALLOC_STATUS_INVALID_ARGUMENT);
+  assert(has(minimalloc_problem_last_error(p), "outside the lifetime"));
+  assert(minimalloc_problem_add_gap(p, 2, 2, 5) == MINIMALLOC_STATUS_OK);
+  assert(minimalloc_problem_add_gap(p, 2, 4, 6) == MINIMALLOC_STATUS_INVALID_ARGUMENT);
+  assert(has(minimalloc_problem_last_error(p), "overlaps"));
+  assert(minimalloc_problem_add_gap_window(p, 2, 6, 7, 3, 9) == MINIMALLOC_STATUS_INVALID_ARGUMENT);
+  assert(has(minimalloc_problem_last_error(p), "window [3, 9)"));
+  /* Nothing of the failures stuck. */
+  assert(minimalloc_problem_len(p) == 5);
+  minimalloc_problem_free(p);
+}
+
+static void test_solve_paper(void) {
+  int64_t offsets[6] = {-9, -9, -9, -9, -9, 12345};
+  int64_t few[4] = {-1, -1, -1, -1};
+  size_t i;
+  minimalloc_problem *p = paper_problem(12);
+  minimalloc_solution *s = NULL;
+  assert(minimalloc_solve(p, 0, NULL) == MINIMALLOC_STATUS_NULL_POINTER);
+  assert(minimalloc_solve(p, 0, &s) == MINIMALLOC_STATUS_OK);
+  assert(s != NULL);
+  assert(minimalloc_solution_len(s) == 5);
+  assert(minimalloc_solution_height(s) == 12);
+  assert(minimalloc_solution_offsets(s, NULL, 5) == MINIMALLOC_STATUS_NULL_POINTER);
+  assert(minimalloc_solution_offsets(s, few, 4) == MINIMALLOC_STATUS_INVALID_ARGUMENT);
+  for (i = 0; i < 4; i++) assert(few[i] == -1);
+  assert(minimalloc_solution_offsets(s, offsets, 6) == MINIMALLOC_STATUS_OK);
+  assert(offsets[5] == 12345); /* only len(solution) written */
+  assert(placement_is_valid(paper, offsets, 5, 12));
+  minimalloc_solution_free(s);
+  minimalloc_problem_free(p);
+
+  /* Capacity 11: proven infeasible, the out-parameter untouched. */
+  p = paper_problem(11);
+  s = NULL;
+  assert(minimalloc_solve(p, 0, &s) == MINIMALLOC_STATUS_INFEASIBLE);
+  assert(s == NULL);
+  minimalloc_problem_free(p);
+}
+
+static void test_empty_and_batch(void) {
+  const int64_t lower[4] = {0, 2, 4, 6}, upper[4] = {3, 5, 7, 9}, size[4] = {8, 8, 8, 8};
+  const int64_t bad_size[4] = {8, 8, -1, 8}, align[4] = {1, 8, 8, 4};
+  int64_t offsets[4];
+  test_buffer b[4];
+  size_t first = 99, i;
+  minimalloc_problem *p = minimalloc_problem_new(16);
+  minimalloc_solution *s = NULL;
+  /* An empty problem solves with height 0. */
+  assert(minimalloc_solve(p, 0, &s) == MINIMALLOC_STATUS_OK);
+  assert(minimalloc_solution_len(s) == 0 && minimalloc_solution_height(s) == 0);
+  assert(minimalloc_solution_offsets(s, NULL, 0) == MINIMALLOC_STATUS_OK);
+  minimalloc_solution_free(s);
+  /* Batches are all or nothing. */
+  assert(minimalloc_problem_add_buffers(p, lower, upper, size, NULL, 0, NULL) ==
+         MINIMALLOC_STATUS_NULL_POINTER);
+  assert(minimalloc_problem_add_buffers(p, lower, NULL, size, NULL, 4, &first) ==
+         MINIMALLOC_STATUS_NULL_POINTER);
+  assert(minimalloc_problem_add_buffers(p, lower, upper, bad_size, NULL, 4, &first) ==
+         MINIMALLOC_STATUS_INVALID_ARGUMENT);
+  assert(has(minimalloc_problem_last_error(p), "buffer 2"));
+  assert(minimalloc_problem_len(p) == 0 && first == 99);
+  assert(minimalloc_problem_add_buffers(p, NULL, NULL, NULL, NULL, 0, &first) == MINIMALLOC_STATUS_OK);
+  assert(first == 0);
+  assert(minimalloc_problem_add_buffers(p, lower, upper, size, align, 4, &first) == MINIMALLOC_STATUS_OK);
+  assert(first == 0 && minimalloc_problem_len(p) == 4);
+  s = NULL;
+  assert(minimalloc_solve(p, 0, &s) == MINIMALLOC_STATUS_OK);
+  assert(minimalloc_solution_offsets(s, offsets, 4) == MINIMALLOC_STATUS_OK);
+  for (i = 0; i < 4; i++) {
+    b[i].lower = lower[i];
+    b[i].upper = upper[i];
+    b[i].size = size[i];
+    assert(offsets[i] % align[i] == 0);
+  }
+  assert(placement_is_valid(b, offsets, 4, 16));
+  minimalloc_solution_free(s);
+  minimalloc_problem_free(p);
+}
+
+static void test_gaps_fixed_hints(void) {
+  /* Two long buffers of 8 at capacity 16 leave no room for a third... */
+  int64_t offsets[3];
+  size_t i;
+  minimalloc_problem *p = minimalloc_problem_new(16);
+  minimalloc_solution *s = NULL;
+  assert(minimalloc_problem_add_buffer(p, 0, 10, 8, 1, &i) == MINIMALLOC_STATUS_OK);
+  assert(minimalloc_problem_add_buffer(p, 0, 10, 8, 1, &i) == MINIMALLOC_STATUS_OK);
+  assert(minimalloc_problem_add_buffer(p, 4, 6, 8, 1, &i) == MINIMALLOC_STATUS_OK);
+  assert(minimalloc_solve(p, 0, &s) == MINIMALLOC_STATUS_INFEASIBLE);
+  /* ...unless one of them is dead during [3, 7), ... */
+  assert(minimalloc_problem_add_gap(p, 1, 3, 7) == MINIMALLOC_STATUS_OK);
+  assert(minimalloc_problem_set_offset(p, 0, 8) == MINIMALLOC_STATUS_OK);
+  assert(minimalloc_solve(p, 0, &s) == MINIMALLOC_STATUS_OK);
+  assert(minimalloc_solution_offsets(s, offsets, 3) == MINIMALLOC_STATUS_OK);
+  assert(offsets[0] == 8); /* fixed */
+  assert(offsets[1] == 0 && offsets[2] == 0);
+  minimalloc_solution_free(s);
+  /* ...or keeps only a window of itself that leaves room. */
+  assert(minimalloc_problem_set_offset(p, 0, -1) == MINIMALLOC_STATUS_OK); /* released */
+  assert(minimalloc_problem_add_gap_window(p, 0, 2, 8, 0, 4) == MINIMALLOC_STATUS_OK);
+  assert(minimalloc_problem_set_hint(p, 2, 8) == MINIMALLOC_STATUS_OK);
+  s = NULL;
+  assert(minimalloc_solve(p, 0, &s) == MINIMALLOC_STATUS_OK);
+  assert(minimalloc_solution_height(s) <= 16);
+  minimalloc_solution_free(s);
+  minimalloc_problem_free(p);
+}
+
+static minimalloc_problem *problem_from_csv(const char *path, int64_t capacity) {
+  test_buffer *b = NULL;
+  size_t n = read_csv(path, &b), i, index;
+  minimalloc_problem *p = minimalloc_problem_new(capacity);
+  assert(n > 0 && p != NULL);
+  for (i = 0; i < n; i++) {
+    assert(minimalloc_problem_add_buffer(p, b[i].lower, b[i].upper, b[i].size, 1, &index) ==
+           MINIMALLOC_STATUS_OK);
+  }
+  free(b);
+  return p;
+}
+
+static void test_options(const char *long_csv, int64_t long_capacity) {
+  minimalloc_problem *p = paper_problem(12), *hard = problem_from_csv(long_csv, long_capacity);
+  minimalloc_options *o = minimalloc_options_new();
+  minimalloc_solution *s = NULL;
+  assert(o != NULL);
+  assert(minimalloc_solve_with(p, NULL, &s) == MINIMALLOC_STATUS_NULL_POINTER);
+  assert(minimalloc_solve_with(p, o, NULL) == MINIMALLOC_STATUS_NULL_POINTER);
+  assert(minimalloc_solve_with(p, o, &s) == MINIMALLOC_STATUS_OK);
+  assert(minimalloc_options_nodes(o) > 0);
+  assert(strcmp(minimalloc_options_last_error(o), "") == 0);
+  minimalloc_solution_free(s);
+  s = NULL;
+  /* A node limit ends a long search without a proof. */
+  assert(minimalloc_options_set_node_limit(o, 200) == MINIMALLOC_STATUS_OK);
+  assert(minimalloc_solve_with(hard, o, &s) == MINIMALLOC_STATUS_NOT_FOUND);
+  assert(s == NULL && has(minimalloc_options_last_error(o), "no placement found"));
+  assert(minimalloc_options_set_node_limit(o, 0) == MINIMALLOC_STATUS_OK);
+  /* A timeout ends it too, and says so. */
+  assert(minimalloc_options_set_timeout_ms(o, 50) == MINIMALLOC_STATUS_OK);
+  assert(minimalloc_solve_with(hard, o, &s) == MINIMALLOC_STATUS_TIMEOUT);
+  assert(s == NULL && has(minimalloc_options_last_error(o), "timed out after"));
+  assert(minimalloc_options_elapsed_us(o) >= 50000);
+  assert(minimalloc_solve(hard, 30, &s) == MINIMALLOC_STATUS_TIMEOUT);
+  /* A set cancel flag stops every solve until it is reset. */
+  assert(minimalloc_options_cancel(o) == MINIMALLOC_STATUS_OK);
+  assert(minimalloc_solve_with(p, o, &s) == MINIMALLOC_STATUS_CANCELLED);
+  assert(s == NULL);
+  assert(minimalloc_options_reset_cancel(o) == MINIMALLOC_STATUS_OK);
+  assert(minimalloc_solve_with(p, o, &s) == MINIMALLOC_STATUS_OK);
+  minimalloc_solution_free(s);
+  /* Infeasibility is explained. */
+  minimalloc_problem_free(p);
+  p = paper_problem(11);
+  s = NULL;
+  assert(minimalloc_solve_with(p, o, &s) == MINIMALLOC_STATUS_INFEASIBLE);
+  assert(has(minimalloc_options_last_error(o), "no placement fits capacity 11"));
+  minimalloc_options_free(o);
+  minimalloc_problem_free(p);
+  minimalloc_problem_free(hard);
+}
+
+int main(int argc, char **argv) {
+  assert(argc == 3);
+  test_names();
+  test_null_and_free();
+  test_bad_buffers();
+  test_solve_paper();
+  test_empty_and_batch();
+  test_gaps_fixed_hints();
+  test_options(argv[1], strtoll(argv[2], NULL, 10));
+  printf("api_test: ok\n");
+  return 0;
+}

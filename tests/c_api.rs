@@ -1,0 +1,409 @@
+//! The C ABI from C and C++: the API test (also under AddressSanitizer),
+//! a dlopen client, eight threads and a cancel, the header included twice
+//! in C++, the tiny build, and the installed package used through CMake
+//! (shared and static targets) and pkg-config.
+//!
+//! The compilers come from the `cc` crate. CMake and pkg-config parts run
+//! when the tools are present; with MINIMALLOC_REQUIRE_TOOLS=1 (set by
+//! .ci/run) their absence, or that of the tiny build, is a failure.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::OnceLock;
+
+/// Where cargo put the library this test runs against:
+/// target/<profile>/deps, next to the test executable.
+fn deps_dir() -> PathBuf {
+    let exe = std::env::current_exe().expect("test executable path");
+    exe.parent().expect("deps directory").to_path_buf()
+}
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// A fresh scratch directory for one test.
+fn scratch(name: &str) -> PathBuf {
+    let dir = deps_dir().join("..").join("c-tests").join(name);
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("scratch directory");
+    dir
+}
+
+fn required() -> bool {
+    std::env::var_os("MINIMALLOC_REQUIRE_TOOLS").is_some_and(|v| v == "1")
+}
+
+/// A directory with libminimalloc.so, its SONAME link and the static
+/// library, as the linker and loader expect them.
+fn lib_dir() -> &'static Path {
+    static DIR: OnceLock<PathBuf> = OnceLock::new();
+    DIR.get_or_init(|| {
+        let dir = scratch("lib");
+        let so = deps_dir().join("libminimalloc.so");
+        assert!(so.exists(), "{} is missing", so.display());
+        let abi = env!("MINIMALLOC_ABI_VERSION");
+        for name in [
+            "libminimalloc.so".to_string(),
+            format!("libminimalloc.so.{abi}"),
+        ] {
+            std::os::unix::fs::symlink(&so, dir.join(name)).expect("symlink");
+        }
+        dir
+    })
+}
+
+fn compiler(cpp: bool) -> cc::Tool {
+    let target = env!("MINIMALLOC_TARGET");
+    cc::Build::new()
+        .cpp(cpp)
+        .target(target)
+        .host(target)
+        .opt_level(1)
+        .debug(true)
+        .cargo_metadata(false)
+        .get_compiler()
+}
+
+/// Compiles and links `sources` into `out` with `flags`, failing the test
+/// with the compiler's output if it does not build.
+fn build(cpp: bool, sources: &[PathBuf], flags: &[&str], out: &Path) {
+    let mut cmd = compiler(cpp).to_command();
+    // Sources before libraries, which the linker resolves in order.
+    cmd.args(sources).args(flags).arg("-o").arg(out);
+    run(&mut cmd, "compile");
+}
+
+fn run(cmd: &mut Command, what: &str) -> String {
+    let output = cmd
+        .output()
+        .unwrap_or_else(|e| panic!("{what}: cannot run {cmd:?}: {e}"));
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert!(output.status.success(), "{what} failed: {cmd:?}\n{text}");
+    text
+}
+
+const C_FLAGS: &[&str] = &[
+    "-std=c99",
+    "-Wall",
+    "-Wextra",
+    "-Werror",
+    "-pedantic",
+    "-UNDEBUG",
+];
+
+fn include_flags() -> Vec<String> {
+    vec![
+        format!("-I{}", root().join("include").display()),
+        format!("-I{}", root().join("c_tests").display()),
+    ]
+}
+
+fn link_flags(dir: &Path) -> Vec<String> {
+    vec![
+        format!("-L{}", dir.display()),
+        "-lminimalloc".into(),
+        format!("-Wl,-rpath,{}", dir.display()),
+    ]
+}
+
+/// The long search the API and thread tests time out and cancel.
+fn long_search() -> [String; 2] {
+    let csv = root().join("benchmarks/challenging/D.1048576.csv");
+    [csv.display().to_string(), "986112".into()]
+}
+
+fn api_test(dir: &Path, extra: &[&str], lib: &Path) {
+    let exe = dir.join("api_test");
+    let mut flags: Vec<String> = C_FLAGS.iter().map(|s| s.to_string()).collect();
+    flags.extend(extra.iter().map(|s| s.to_string()));
+    flags.extend(include_flags());
+    flags.extend(link_flags(lib));
+    let flags: Vec<&str> = flags.iter().map(String::as_str).collect();
+    build(false, &[root().join("c_tests/api_test.c")], &flags, &exe);
+    let out = run(Command::new(&exe).args(long_search()), "api_test");
+    assert!(out.contains("api_test: ok"), "{out}");
+}
+
+#[test]
+fn c_api_test() {
+    api_test(&scratch("api"), &[], lib_dir());
+}
+
+#[test]
+fn c_api_test_under_address_sanitizer() {
+    // ASan also runs LeakSanitizer at exit: a leak fails the test.
+    api_test(
+        &scratch("asan"),
+        &["-fsanitize=address", "-fno-omit-frame-pointer"],
+        lib_dir(),
+    );
+}
+
+#[test]
+fn eight_threads_and_a_cancel() {
+    let dir = scratch("threads");
+    let exe = dir.join("threads_test");
+    let mut flags: Vec<String> = C_FLAGS.iter().map(|s| s.to_string()).collect();
+    flags.push("-pthread".into());
+    flags.extend(include_flags());
+    flags.extend(link_flags(lib_dir()));
+    let flags: Vec<&str> = flags.iter().map(String::as_str).collect();
+    build(
+        false,
+        &[root().join("c_tests/threads_test.c")],
+        &flags,
+        &exe,
+    );
+    let out = run(Command::new(&exe).args(long_search()), "threads_test");
+    assert!(out.contains("threads_test: ok"), "{out}");
+}
+
+fn dlopen_test(dir: &Path, so: &Path) {
+    let exe = dir.join("dlopen_test");
+    let mut flags: Vec<String> = C_FLAGS.iter().map(|s| s.to_string()).collect();
+    flags.extend(include_flags());
+    flags.push("-ldl".into());
+    let flags: Vec<&str> = flags.iter().map(String::as_str).collect();
+    build(false, &[root().join("c_tests/dlopen_test.c")], &flags, &exe);
+    let out = run(Command::new(&exe).arg(so), "dlopen_test");
+    assert!(out.contains("dlopen_test: ok"), "{out}");
+}
+
+#[test]
+fn dlopen_and_dlsym() {
+    dlopen_test(&scratch("dlopen"), &deps_dir().join("libminimalloc.so"));
+}
+
+#[test]
+fn header_twice_in_cpp() {
+    let dir = scratch("cpp");
+    let exe = dir.join("double_include");
+    let mut flags: Vec<String> = ["-std=c++11", "-Wall", "-Wextra", "-Werror", "-pedantic"]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+    flags.extend(include_flags());
+    flags.extend(link_flags(lib_dir()));
+    let flags: Vec<&str> = flags.iter().map(String::as_str).collect();
+    build(
+        true,
+        &[root().join("c_tests/double_include.cpp")],
+        &flags,
+        &exe,
+    );
+    let out = run(&mut Command::new(&exe), "double_include");
+    assert!(out.contains("double_include: ok"), "{out}");
+}
+
+/// Exported symbols of a shared library that are defined in it.
+fn exports(so: &Path) -> Vec<String> {
+    let out = run(
+        Command::new("nm").args(["-D", "--defined-only"]).arg(so),
+        "nm",
+    );
+    let mut names: Vec<String> = out
+        .lines()
+        .filter_map(|l| l.split_whitespace().nth(2))
+        .filter(|n| n.starts_with("minimalloc_"))
+        .map(String::from)
+        .collect();
+    names.sort();
+    names
+}
+
+/// The on-device build, made by `cargo build --profile tiny
+/// --no-default-features` before the tests (a build cannot run inside
+/// `cargo test`): same API, same behaviour, and small.
+#[test]
+fn tiny_build_has_the_same_api() {
+    let tiny = root().join("target/tiny/libminimalloc.so");
+    let tiny = std::env::var_os("CARGO_TARGET_DIR")
+        .map(|d| PathBuf::from(d).join("tiny/libminimalloc.so"))
+        .filter(|p| p.exists())
+        .unwrap_or(tiny);
+    if !tiny.exists() {
+        assert!(
+            !required(),
+            "{} is missing: run cargo build --profile tiny --no-default-features",
+            tiny.display()
+        );
+        eprintln!("skipped: no tiny build at {}", tiny.display());
+        return;
+    }
+    let full = deps_dir().join("libminimalloc.so");
+    assert_eq!(exports(&tiny), exports(&full));
+    let size = std::fs::metadata(&tiny).unwrap().len();
+    eprintln!("tiny libminimalloc.so: {size} bytes");
+    assert!(
+        size <= 64 * 1024,
+        "the tiny build is {size} bytes, over 64 KiB"
+    );
+    dlopen_test(&scratch("tiny-dlopen"), &tiny);
+    // The whole API test, against the no_std build.
+    let dir = scratch("tiny-api");
+    let lib = dir.join("lib");
+    std::fs::create_dir_all(&lib).unwrap();
+    let abi = env!("MINIMALLOC_ABI_VERSION");
+    for name in [
+        "libminimalloc.so".to_string(),
+        format!("libminimalloc.so.{abi}"),
+    ] {
+        std::os::unix::fs::symlink(&tiny, lib.join(name)).unwrap();
+    }
+    api_test(&dir, &[], &lib);
+}
+
+fn have(tool: &str) -> bool {
+    let found = Command::new(tool)
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    assert!(
+        found || !required(),
+        "{tool} is required (MINIMALLOC_REQUIRE_TOOLS=1)"
+    );
+    if !found {
+        eprintln!("skipped: {tool} not found");
+    }
+    found
+}
+
+/// Installs into a prefix with the documented command (from the library
+/// this test run built), then builds clients against it.
+#[test]
+fn installed_package_with_cmake_and_pkg_config() {
+    if !have("cmake") {
+        return;
+    }
+    let dir = scratch("install");
+    let prefix = dir.join("prefix");
+    run(
+        Command::new("cmake")
+            .arg(format!("-DPREFIX={}", prefix.display()))
+            .arg(format!("-DLIBDIR={}", deps_dir().display()))
+            .arg("-P")
+            .arg(root().join("cmake/install.cmake")),
+        "install",
+    );
+    let abi = env!("MINIMALLOC_ABI_VERSION");
+    for file in [
+        format!("lib/libminimalloc.so.{abi}"),
+        "lib/libminimalloc.so".into(),
+        "lib/libminimalloc.a".into(),
+        "include/minimalloc.h".into(),
+        "lib/cmake/minimalloc/minimallocConfig.cmake".into(),
+        "lib/cmake/minimalloc/minimallocConfigVersion.cmake".into(),
+        "lib/pkgconfig/minimalloc.pc".into(),
+    ] {
+        assert!(prefix.join(&file).exists(), "{file} not installed");
+    }
+    let soname = run(
+        Command::new("readelf")
+            .arg("-d")
+            .arg(prefix.join("lib/libminimalloc.so")),
+        "readelf",
+    );
+    assert!(
+        soname.contains(&format!("[libminimalloc.so.{abi}]")),
+        "{soname}"
+    );
+
+    // A plain C client: only <minimalloc.h>, -std=c99 -Wall -Werror, -lminimalloc.
+    let exe = dir.join("minimal");
+    let inc = format!("-I{}", prefix.join("include").display());
+    let lib = link_flags(&prefix.join("lib"));
+    let mut flags = vec!["-std=c99", "-Wall", "-Werror", inc.as_str()];
+    flags.extend(lib.iter().map(String::as_str));
+    build(false, &[root().join("c_tests/minimal.c")], &flags, &exe);
+    run(&mut Command::new(&exe), "minimal client");
+
+    // The C++ consumer, with the shared and the static target, against the
+    // prefix moved elsewhere (the package is relocatable).
+    let moved = dir.join("moved");
+    run(
+        Command::new("cp").arg("-a").arg(&prefix).arg(&moved),
+        "copy prefix",
+    );
+    for (name, static_) in [("shared", "OFF"), ("static", "ON")] {
+        let build_dir = dir.join(format!("consumer-{name}"));
+        run(
+            Command::new("cmake")
+                .arg("-S")
+                .arg(root().join("c_tests/consumer"))
+                .arg("-B")
+                .arg(&build_dir)
+                .arg(format!("-DCMAKE_PREFIX_PATH={}", moved.display()))
+                .arg(format!("-DMINIMALLOC_STATIC={static_}"))
+                .arg(format!(
+                    "-DCMAKE_CXX_COMPILER={}",
+                    compiler(true).path().display()
+                )),
+            "cmake configure",
+        );
+        run(
+            Command::new("cmake").arg("--build").arg(&build_dir),
+            "cmake build",
+        );
+        let exe = build_dir.join("consumer");
+        let out = run(&mut Command::new(&exe), "consumer");
+        assert!(out.contains("consumer: height 64"), "{out}");
+        let deps = run(Command::new("readelf").arg("-d").arg(&exe), "readelf");
+        assert_eq!(
+            deps.contains("libminimalloc.so"),
+            static_ == "OFF",
+            "{name}: {deps}"
+        );
+    }
+
+    // SameMajorVersion: another major version is refused, this one found.
+    let probe = dir.join("version-probe");
+    std::fs::create_dir_all(&probe).unwrap();
+    let major = env!("CARGO_PKG_VERSION_MAJOR").parse::<u32>().unwrap();
+    std::fs::write(
+        probe.join("CMakeLists.txt"),
+        format!(
+            "cmake_minimum_required(VERSION 3.16)\nproject(probe NONE)\n\
+             find_package(minimalloc {} CONFIG QUIET)\n\
+             if(minimalloc_FOUND)\n  message(FATAL_ERROR \"major {} accepted\")\nendif()\n\
+             find_package(minimalloc {} CONFIG REQUIRED)\n",
+            major + 1,
+            major + 1,
+            env!("CARGO_PKG_VERSION"),
+        ),
+    )
+    .unwrap();
+    run(
+        Command::new("cmake")
+            .arg("-S")
+            .arg(&probe)
+            .arg("-B")
+            .arg(probe.join("build"))
+            .arg(format!("-DCMAKE_PREFIX_PATH={}", moved.display())),
+        "version probe",
+    );
+
+    // pkg-config.
+    if have("pkg-config") {
+        let pc = run(
+            Command::new("pkg-config")
+                .args(["--cflags", "--libs", "minimalloc"])
+                .env("PKG_CONFIG_PATH", moved.join("lib/pkgconfig")),
+            "pkg-config",
+        );
+        let mut flags: Vec<String> = ["-std=c99", "-Wall", "-Werror"]
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
+        flags.extend(pc.split_whitespace().map(String::from));
+        flags.push(format!("-Wl,-rpath,{}", moved.join("lib").display()));
+        let flags: Vec<&str> = flags.iter().map(String::as_str).collect();
+        let exe = dir.join("minimal-pkg-config");
+        build(false, &[root().join("c_tests/minimal.c")], &flags, &exe);
+        run(&mut Command::new(&exe), "pkg-config client");
+    }
+}
