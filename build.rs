@@ -14,7 +14,7 @@ fn main() {
     let out = PathBuf::from(env::var("OUT_DIR").expect("set by cargo"));
     let version = env::var("CARGO_PKG_VERSION").expect("set by cargo");
     let part = |name: &str| env::var(name).expect("set by cargo");
-    println!("cargo:rerun-if-changed=src");
+    println!("cargo:rerun-if-changed=src/ffi");
     println!("cargo:rerun-if-changed=Cargo.toml");
     println!("cargo:rerun-if-changed=cbindgen.toml");
     println!("cargo:rerun-if-changed=build.rs");
@@ -35,9 +35,11 @@ fn main() {
         part("CARGO_PKG_VERSION_MINOR"),
         part("CARGO_PKG_VERSION_PATCH"),
     );
+    // Only src/ffi is the C API: parse that module (cbindgen follows its
+    // submodules), not the whole crate.
     let header = cbindgen::Builder::new()
-        .with_crate(&dir)
         .with_config(config)
+        .with_src(dir.join("src/ffi/mod.rs"))
         .with_after_include(defines)
         .generate()
         .expect("cbindgen could not read src/ffi");
