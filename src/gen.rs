@@ -6,6 +6,7 @@ use alloc::format;
 use alloc::vec::Vec;
 
 use crate::problem::Buffer;
+use crate::rng::Rng;
 
 /// What to generate.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -29,31 +30,11 @@ impl Spec {
     }
 }
 
-/// A small seeded generator (xorshift64*), enough for test data.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
-    }
-
-    /// Uniform in `lo..hi` (`lo` if empty).
-    fn below(&mut self, lo: i64, hi: i64) -> i64 {
-        if hi <= lo {
-            return lo;
-        }
-        lo + (self.next() % (hi - lo) as u64) as i64
-    }
-
-    /// `2^e` for `e` uniform in `[lo, hi)`, times a uniform factor in [1, 2).
-    fn log_uniform(&mut self, lo: u32, hi: u32) -> i64 {
-        let e = self.below(lo as i64, hi as i64) as u32;
-        let base = 1i64 << e;
-        base + self.below(0, base)
-    }
+/// `2^e` for `e` uniform in `[lo, hi)`, times a uniform factor in [1, 2).
+fn log_uniform(rng: &mut Rng, lo: u32, hi: u32) -> i64 {
+    let e = rng.below(lo as i64, hi as i64) as u32;
+    let base = 1i64 << e;
+    base + rng.below(0, base)
 }
 
 /// Buffers of a synthetic training or inference step, ids `0..n`.
@@ -64,7 +45,7 @@ impl Rng {
 /// are weights or optimizer state alive for nearly the whole run (64 KiB-
 /// 32 MiB).
 pub fn generate(spec: Spec) -> Vec<Buffer> {
-    let mut rng = Rng(spec.seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1);
+    let mut rng = Rng::new(spec.seed);
     let steps = (spec.buffers as i64 / 4).max(8);
     let align = spec.alignment.max(1);
     let mut out = Vec::with_capacity(spec.buffers);
@@ -73,11 +54,15 @@ pub fn generate(spec: Spec) -> Vec<Buffer> {
         let (lower, upper, size) = if kind < 3 {
             let lower = rng.below(0, steps / 10 + 1);
             let upper = rng.below(steps - steps / 10, steps + 1).max(lower + 1);
-            (lower, upper, rng.log_uniform(16, 25))
+            (lower, upper, log_uniform(&mut rng, 16, 25))
         } else if kind < 15 {
             let lower = rng.below(0, steps);
             let len = rng.below(steps / 20 + 1, steps / 4 + 2);
-            (lower, (lower + len).min(steps + 1), rng.log_uniform(8, 21))
+            (
+                lower,
+                (lower + len).min(steps + 1),
+                log_uniform(&mut rng, 8, 21),
+            )
         } else {
             let lower = rng.below(0, steps);
             // Geometric-ish: most activations are consumed by the next op.
@@ -85,7 +70,7 @@ pub fn generate(spec: Spec) -> Vec<Buffer> {
             while len < 16 && rng.below(0, 100) < 45 {
                 len += 1;
             }
-            (lower, lower + len, rng.log_uniform(6, 20))
+            (lower, lower + len, log_uniform(&mut rng, 6, 20))
         };
         let size = (size + align - 1) / align * align;
         let mut b = Buffer::new(format!("{i}"), lower, upper, size);

@@ -51,6 +51,7 @@ pub mod ffi;
 pub mod gen;
 pub mod plan;
 pub mod problem;
+mod rng;
 #[cfg(not(feature = "std"))]
 mod runtime;
 pub mod solution;
@@ -58,6 +59,7 @@ pub mod solver;
 mod sort;
 pub mod sweep;
 mod text;
+mod trees;
 
 pub use deadline::{Deadline, Stop};
 pub use plan::{plan, Options, Outcome, Status};

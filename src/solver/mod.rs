@@ -37,7 +37,6 @@
 
 mod order;
 pub(crate) mod search;
-mod sections;
 
 use alloc::vec;
 use alloc::vec::Vec;

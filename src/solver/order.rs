@@ -5,10 +5,10 @@ use alloc::vec::Vec;
 use core::fmt;
 use core::str::FromStr;
 
-use super::sections::MaxTree;
 use crate::deadline::{sort_polled, Poll, Stop};
 use crate::problem::Problem;
 use crate::sweep::Sweep;
+use crate::trees::MaxTree;
 
 /// A property of a buffer that a preordering sorts by, largest first.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

@@ -16,10 +16,10 @@ use alloc::vec;
 use alloc::vec::Vec;
 
 use super::order::Orderings;
-use super::sections::MaxTree;
 use super::Params;
 use crate::deadline::{Poll, Stop};
 use crate::sweep::Sweep;
+use crate::trees::MaxTree;
 
 mod propagate;
 

@@ -1,6 +1,6 @@
-//! Per-section state of the search: the floor below which nothing more can
-//! go, the effective floor of the unplaced buffers, and the unplaced total,
-//! with a tree that answers "largest unplaced total in this range".
+//! Segment trees over positions (section or time indices): range-add with
+//! range-max, for the search's section totals and the preorderings' load
+//! profile.
 
 use alloc::vec;
 use alloc::vec::Vec;
