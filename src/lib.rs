@@ -49,6 +49,8 @@ pub mod deadline;
 pub mod error;
 pub mod ffi;
 pub mod gen;
+#[cfg(feature = "heuristics")]
+pub mod heuristic;
 pub mod plan;
 pub mod problem;
 mod rng;

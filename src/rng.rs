@@ -1,5 +1,5 @@
-//! A small seeded generator (xorshift64*) for synthetic instances. Same
-//! seed, same stream.
+//! A small seeded generator (xorshift64*): synthetic instances and the
+//! perturbed orders of the improving restarts. Same seed, same stream.
 
 /// A reproducible stream of pseudo-random numbers.
 #[derive(Clone, Debug)]
@@ -28,5 +28,11 @@ impl Rng {
             return lo;
         }
         lo + (self.next() % (hi - lo) as u64) as i64
+    }
+
+    /// Uniform in `[-1, 1)`.
+    #[cfg(feature = "heuristics")]
+    pub(crate) fn signed_unit(&mut self) -> f64 {
+        (self.next() >> 11) as f64 / (1u64 << 52) as f64 - 1.0
     }
 }

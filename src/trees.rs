@@ -1,6 +1,6 @@
 //! Segment trees over positions (section or time indices): range-add with
-//! range-max, for the search's section totals and the preorderings' load
-//! profile.
+//! range-max, for the search's section totals and the heuristics' load
+//! profile, and range-chmax with range-max, for the skyline.
 
 use alloc::vec;
 use alloc::vec::Vec;
@@ -122,9 +122,109 @@ impl MaxTree {
     }
 }
 
+/// Range-"raise to at least", range-max over `n` positions, all starting
+/// at 0. A node's `max` covers its range; `floor` is a value raised over
+/// its whole range and not pushed down (raising is monotone).
+#[cfg(feature = "heuristics")]
+pub(crate) struct ChmaxTree {
+    n: usize,
+    max: Vec<i64>,
+    floor: Vec<i64>,
+}
+
+#[cfg(feature = "heuristics")]
+impl ChmaxTree {
+    pub(crate) fn new(n: usize) -> Self {
+        let n = n.max(1);
+        ChmaxTree {
+            n,
+            max: vec![0; 4 * n],
+            floor: vec![0; 4 * n],
+        }
+    }
+
+    /// Raises every value in `[from, to)` to at least `v`.
+    pub(crate) fn raise(&mut self, from: usize, to: usize, v: i64) {
+        if from < to {
+            self.raise_in(1, 0, self.n, from, to, v);
+        }
+    }
+
+    fn raise_in(&mut self, node: usize, lo: usize, hi: usize, from: usize, to: usize, v: i64) {
+        if self.max[node] < v {
+            self.max[node] = v;
+        }
+        if from <= lo && hi <= to {
+            if self.floor[node] < v {
+                self.floor[node] = v;
+            }
+            return;
+        }
+        let mid = (lo + hi) / 2;
+        if from < mid {
+            self.raise_in(2 * node, lo, mid, from, to, v);
+        }
+        if to > mid {
+            self.raise_in(2 * node + 1, mid, hi, from, to, v);
+        }
+    }
+
+    /// The largest value in `[from, to)` (0 if empty).
+    pub(crate) fn max(&self, from: usize, to: usize) -> i64 {
+        if from >= to {
+            return 0;
+        }
+        self.max_in(1, 0, self.n, from, to)
+    }
+
+    fn max_in(&self, node: usize, lo: usize, hi: usize, from: usize, to: usize) -> i64 {
+        if from <= lo && hi <= to {
+            return self.max[node];
+        }
+        let mid = (lo + hi) / 2;
+        let mut best = self.floor[node];
+        if from < mid {
+            best = best.max(self.max_in(2 * node, lo, mid, from, to));
+        }
+        if to > mid {
+            best = best.max(self.max_in(2 * node + 1, mid, hi, from, to));
+        }
+        best
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    #[cfg(feature = "heuristics")]
+    fn chmax_matches_a_plain_array() {
+        let mut seed = 11u64;
+        let mut next = move || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        };
+        for n in 1..40usize {
+            let mut plain = vec![0i64; n];
+            let mut tree = ChmaxTree::new(n);
+            for _ in 0..200 {
+                let a = (next() % n as u64) as usize;
+                let b = (next() % (n as u64 + 1)) as usize;
+                let (from, to) = (a.min(b), a.max(b));
+                if next() % 2 == 0 {
+                    let v = (next() % 100) as i64;
+                    tree.raise(from, to, v);
+                    plain[from..to].iter_mut().for_each(|x| *x = (*x).max(v));
+                } else {
+                    let want = plain[from..to].iter().copied().max().unwrap_or(0);
+                    assert_eq!(tree.max(from, to), want);
+                }
+            }
+        }
+    }
 
     #[test]
     fn matches_a_plain_array() {

@@ -1,0 +1,430 @@
+//! Fast placements for any number of buffers.
+//!
+//! - *first-fit*: buffers by decreasing size, each at the lowest offset
+//!   where it fits, jumping past every buffer it would collide with (the
+//!   shared-memory planner's rule);
+//! - *best-fit*: by decreasing size, each into the smallest hole that holds
+//!   it (XLA's rule);
+//! - *skyline*: by decreasing contention (TelaMalloc's order: the largest
+//!   total alive during the buffer's lifetime; ties by size x lifetime²,
+//!   then lifetime), each on top of what is placed below it;
+//! - *big-rocks*: by decreasing size, then lifetime, first-fit (idealloc's
+//!   bootstrap).
+//!
+//! Fixed buffers go first, where they are fixed; alignment and gaps (with
+//! windows) hold in every strategy. First-fit and best-fit find holes with
+//! [`occupancy::Occupancy`] in O(log T) merged interval sets per piece; the
+//! skyline needs one range-max and one range-raise per piece. No strategy
+//! scans buffers pairwise or keeps an array per byte or per time step.
+
+mod occupancy;
+
+use alloc::vec;
+use alloc::vec::Vec;
+use core::fmt;
+use core::str::FromStr;
+
+use occupancy::Occupancy;
+
+use crate::deadline::{sort_polled, Poll, Stop};
+use crate::problem::Problem;
+use crate::rng::Rng;
+use crate::trees::{ChmaxTree, MaxTree};
+
+/// A placement strategy.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Strategy {
+    /// Decreasing size, lowest offset that fits.
+    FirstFit,
+    /// Decreasing size, smallest hole that fits.
+    BestFit,
+    /// Decreasing contention, on top of the skyline.
+    Skyline,
+    /// Decreasing size then lifetime, lowest offset that fits.
+    BigRocks,
+}
+
+impl Strategy {
+    /// All strategies, cheapest to run first.
+    pub const ALL: [Strategy; 4] = [
+        Strategy::Skyline,
+        Strategy::FirstFit,
+        Strategy::BigRocks,
+        Strategy::BestFit,
+    ];
+
+    /// The name used by the CLI and the C API.
+    pub fn name(self) -> &'static str {
+        match self {
+            Strategy::FirstFit => "first-fit",
+            Strategy::BestFit => "best-fit",
+            Strategy::Skyline => "skyline",
+            Strategy::BigRocks => "big-rocks",
+        }
+    }
+}
+
+impl fmt::Display for Strategy {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// A strategy name that names none.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub struct BadStrategy(pub alloc::string::String);
+
+impl fmt::Display for BadStrategy {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        crate::text::fill(
+            f,
+            "unknown heuristic \"{}\": use first-fit, best-fit, skyline or big-rocks",
+            &[crate::text::Arg::S(&self.0)],
+        )
+    }
+}
+
+impl FromStr for Strategy {
+    type Err = BadStrategy;
+
+    fn from_str(s: &str) -> Result<Strategy, BadStrategy> {
+        Strategy::ALL
+            .into_iter()
+            .find(|k| k.name() == s)
+            .ok_or_else(|| BadStrategy(s.into()))
+    }
+}
+
+/// A piece of a buffer in compressed time: alive in time slots
+/// `[first, end)`, using `[lower, upper)` above its offset.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Slot {
+    first: u32,
+    end: u32,
+    lower: i64,
+    upper: i64,
+}
+
+/// What every strategy needs, computed once per problem.
+pub(crate) struct Layout {
+    times: usize,
+    piece_at: Vec<u32>,
+    pieces: Vec<Slot>,
+    size: Vec<i64>,
+    align: Vec<i64>,
+    fixed: Vec<Option<i64>>,
+    start: Vec<i64>,
+    length: Vec<i64>,
+    contention: Vec<i64>,
+    /// The largest total alive at one time.
+    pub(crate) max_load: i64,
+    /// The highest fixed buffer's top.
+    pub(crate) fixed_top: i64,
+    /// Whether two fixed buffers use the same memory at the same time (then
+    /// nothing can be placed).
+    pub(crate) fixed_clash: bool,
+}
+
+impl Layout {
+    /// Compresses time and measures contention, polling the deadline.
+    pub(crate) fn new(problem: &Problem, poll: &mut Poll<'_>) -> Result<Layout, Stop> {
+        let n = problem.len();
+        let mut piece_at = Vec::with_capacity(n + 1);
+        let mut raw: Vec<(i64, i64, i64, i64)> = Vec::with_capacity(n);
+        let mut times: Vec<i64> = Vec::with_capacity(2 * n);
+        let mut layout = Layout {
+            times: 0,
+            piece_at: Vec::new(),
+            pieces: Vec::new(),
+            size: Vec::with_capacity(n),
+            align: Vec::with_capacity(n),
+            fixed: Vec::with_capacity(n),
+            start: Vec::with_capacity(n),
+            length: Vec::with_capacity(n),
+            contention: Vec::new(),
+            max_load: 0,
+            fixed_top: 0,
+            fixed_clash: false,
+        };
+        for b in problem.buffers() {
+            piece_at.push(raw.len() as u32);
+            for p in b.pieces() {
+                raw.push((p.lower, p.upper, p.window.lower, p.window.upper));
+                times.push(p.lower);
+                times.push(p.upper);
+            }
+            layout.size.push(b.size);
+            layout.align.push(b.alignment);
+            layout.fixed.push(b.offset);
+            layout.start.push(b.lower);
+            layout.length.push(b.upper - b.lower);
+            if let Some(f) = b.offset {
+                layout.fixed_top = layout.fixed_top.max(f + b.size);
+            }
+            poll.tick(1)?;
+        }
+        piece_at.push(raw.len() as u32);
+        sort_polled(&mut times, poll)?;
+        times.dedup();
+        let slot = |t: i64| times.binary_search(&t).unwrap_or(0) as u32;
+        layout.pieces = raw
+            .iter()
+            .map(|&(l, u, lo, hi)| Slot {
+                first: slot(l),
+                end: slot(u),
+                lower: lo,
+                upper: hi,
+            })
+            .collect();
+        poll.tick(4 * raw.len() as u64)?;
+        drop(raw);
+        layout.times = times.len().saturating_sub(1).max(1);
+        layout.piece_at = piece_at;
+
+        // Load per time slot, then contention per buffer: the largest load
+        // along its pieces.
+        let mut load = vec![0i64; layout.times + 1];
+        for p in &layout.pieces {
+            let h = p.upper - p.lower;
+            load[p.first as usize] = load[p.first as usize].saturating_add(h);
+            load[p.end as usize] = load[p.end as usize].saturating_sub(h);
+        }
+        let mut run = 0i64;
+        for l in load.iter_mut() {
+            run = run.saturating_add(*l);
+            *l = run;
+        }
+        load.pop();
+        layout.max_load = load.iter().copied().max().unwrap_or(0);
+        let tree = MaxTree::new(&load);
+        layout.contention = (0..n)
+            .map(|b| {
+                layout
+                    .pieces_of(b)
+                    .iter()
+                    .map(|p| tree.max(p.first as usize, p.end as usize))
+                    .max()
+                    .unwrap_or(0)
+            })
+            .collect();
+        poll.tick(8 * n as u64)?;
+        layout.fixed_clash = layout.fixed_buffers_clash();
+        Ok(layout)
+    }
+
+    /// Number of buffers.
+    pub(crate) fn len(&self) -> usize {
+        self.size.len()
+    }
+
+    fn pieces_of(&self, b: usize) -> &[Slot] {
+        &self.pieces[self.piece_at[b] as usize..self.piece_at[b + 1] as usize]
+    }
+
+    fn fixed_buffers_clash(&self) -> bool {
+        if self.fixed.iter().all(Option::is_none) {
+            return false;
+        }
+        let mut occ = Occupancy::new(self.times);
+        let mut sets = Vec::new();
+        for b in 0..self.len() {
+            let Some(f) = self.fixed[b] else { continue };
+            for p in self.pieces_of(b) {
+                sets.clear();
+                occ.sets(p.first, p.end, &mut sets);
+                if sets
+                    .iter()
+                    .any(|&s| occ.set(s).conflict(f + p.lower, f + p.upper).is_some())
+                {
+                    return true;
+                }
+            }
+            for p in self.pieces_of(b) {
+                occ.insert(p.first, p.end, f + p.lower, f + p.upper);
+            }
+        }
+        false
+    }
+
+    /// The buffers a strategy places, in its order (fixed buffers are
+    /// placed first and are not in it). With `noise`, the primary key of
+    /// each buffer is scaled by a random factor in `[1 - spread, 1 + spread)`.
+    pub(crate) fn order(&self, strategy: Strategy, noise: Option<(&mut Rng, f64)>) -> Vec<u32> {
+        let n = self.len();
+        let mut keys: Vec<(f64, i128, i64, u32)> = Vec::with_capacity(n);
+        let mut noise = noise;
+        for b in 0..n {
+            if self.fixed[b].is_some() {
+                continue;
+            }
+            let (size, length, start) = (self.size[b], self.length[b], self.start[b]);
+            let (primary, secondary, tertiary) = match strategy {
+                // Ties: the earliest start first.
+                Strategy::FirstFit => (size as f64, -(start as i128), 0),
+                Strategy::BestFit | Strategy::BigRocks => (size as f64, length as i128, 0),
+                Strategy::Skyline => (
+                    self.contention[b] as f64,
+                    size as i128 * length as i128 * length as i128,
+                    length,
+                ),
+            };
+            let factor = match noise.as_mut() {
+                Some((rng, spread)) => 1.0 + *spread * rng.signed_unit(),
+                None => 1.0,
+            };
+            keys.push((-(primary * factor), -secondary, -tertiary, b as u32));
+        }
+        crate::sort::sort_by(&mut keys, |x, y| {
+            x.0.total_cmp(&y.0)
+                .then(x.1.cmp(&y.1))
+                .then(x.2.cmp(&y.2))
+                .then(x.3.cmp(&y.3))
+        });
+        keys.into_iter().map(|k| k.3).collect()
+    }
+
+    /// Places every buffer with `strategy`, the free ones in `order`.
+    /// Returns the offsets and the height.
+    pub(crate) fn place(
+        &self,
+        strategy: Strategy,
+        order: &[u32],
+        poll: &mut Poll<'_>,
+    ) -> Result<(Vec<i64>, i64), Stop> {
+        let mut offsets = vec![0i64; self.len()];
+        match strategy {
+            Strategy::Skyline => self.skyline(order, &mut offsets, poll)?,
+            _ => self.fill_holes(strategy == Strategy::BestFit, order, &mut offsets, poll)?,
+        }
+        let height = (0..self.len())
+            .map(|b| offsets[b].saturating_add(self.size[b]))
+            .max()
+            .unwrap_or(0);
+        Ok((offsets, height))
+    }
+
+    fn skyline(&self, order: &[u32], offsets: &mut [i64], poll: &mut Poll<'_>) -> Result<(), Stop> {
+        let mut sky = ChmaxTree::new(self.times);
+        let fixed = (0..self.len() as u32).filter(|&b| self.fixed[b as usize].is_some());
+        for b in fixed.chain(order.iter().copied()) {
+            let b = b as usize;
+            let pieces = self.pieces_of(b);
+            let offset = match self.fixed[b] {
+                Some(f) => f,
+                None => {
+                    let lowest = pieces
+                        .iter()
+                        .map(|p| sky.max(p.first as usize, p.end as usize) - p.lower)
+                        .max()
+                        .unwrap_or(0)
+                        .max(0);
+                    align_up(lowest, self.align[b])
+                }
+            };
+            for p in pieces {
+                sky.raise(p.first as usize, p.end as usize, offset + p.upper);
+            }
+            offsets[b] = offset;
+            poll.tick(1 + 2 * pieces.len() as u64)?;
+        }
+        Ok(())
+    }
+
+    fn fill_holes(
+        &self,
+        best: bool,
+        order: &[u32],
+        offsets: &mut [i64],
+        poll: &mut Poll<'_>,
+    ) -> Result<(), Stop> {
+        let mut occ = Occupancy::new(self.times);
+        // Per piece of the current buffer, its range in `sets`.
+        let mut sets: Vec<(u32, bool)> = Vec::new();
+        let mut ranges: Vec<(usize, usize)> = Vec::new();
+        let fixed = (0..self.len() as u32).filter(|&b| self.fixed[b as usize].is_some());
+        for b in fixed.chain(order.iter().copied()) {
+            let b = b as usize;
+            let pieces = self.pieces_of(b);
+            let offset = match self.fixed[b] {
+                Some(f) => f,
+                None => {
+                    sets.clear();
+                    ranges.clear();
+                    for p in pieces {
+                        let from = sets.len();
+                        occ.sets(p.first, p.end, &mut sets);
+                        ranges.push((from, sets.len()));
+                    }
+                    if pieces.len() == 1 && pieces[0].lower == 0 {
+                        occ.find(&sets, pieces[0].upper, self.align[b], best)
+                    } else {
+                        self.lowest_hole(&occ, &sets, &ranges, b)
+                    }
+                }
+            };
+            for p in pieces {
+                occ.insert(p.first, p.end, offset + p.lower, offset + p.upper);
+            }
+            offsets[b] = offset;
+            poll.tick(1 + 8 * sets.len() as u64)?;
+        }
+        Ok(())
+    }
+
+    /// The lowest aligned offset at which no piece of `b` (several pieces,
+    /// or a window) meets memory in use: start at 0 and jump past every
+    /// interval a piece would meet. (Best fit places such buffers so too.)
+    fn lowest_hole(
+        &self,
+        occ: &Occupancy,
+        sets: &[(u32, bool)],
+        ranges: &[(usize, usize)],
+        b: usize,
+    ) -> i64 {
+        let a = self.align[b];
+        let mut offset = 0i64;
+        loop {
+            let mut moved = false;
+            for (p, &(from, to)) in self.pieces_of(b).iter().zip(ranges) {
+                for &s in &sets[from..to] {
+                    let (lo, hi) = (offset + p.lower, offset + p.upper);
+                    if let Some(top) = occ.set(s).conflict(lo, hi) {
+                        offset = align_up(top - p.lower, a);
+                        moved = true;
+                    }
+                }
+            }
+            if !moved {
+                return offset;
+            }
+        }
+    }
+}
+
+#[inline]
+pub(crate) fn align_up(v: i64, a: i64) -> i64 {
+    if a == 1 {
+        return v;
+    }
+    let r = v.rem_euclid(a);
+    if r == 0 {
+        v
+    } else {
+        v.saturating_add(a - r)
+    }
+}
+
+/// Places every buffer of `problem` with `strategy` in its plain order,
+/// as low as it goes (the capacity is not consulted). `None` if fixed
+/// buffers overlap, so that nothing can be placed.
+pub fn run(problem: &Problem, strategy: Strategy) -> Option<crate::solution::Solution> {
+    let deadline = crate::deadline::Deadline::none();
+    let mut poll = Poll::new(&deadline, u64::MAX);
+    let layout = Layout::new(problem, &mut poll).ok()?;
+    if layout.fixed_clash {
+        return None;
+    }
+    let order = layout.order(strategy, None);
+    let (offsets, _) = layout.place(strategy, &order, &mut poll).ok()?;
+    Some(crate::solution::Solution { offsets })
+}

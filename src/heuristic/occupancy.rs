@@ -1,0 +1,270 @@
+//! Which memory is in use when: the structure behind first-fit and
+//! best-fit, which place a buffer into the lowest (or tightest) hole left
+//! by the buffers placed before it.
+//!
+//! A segment tree over compressed time. Each node keeps two merged sets of
+//! memory intervals: `full`, used during the node's whole time range, and
+//! `any`, used at some time in it. A placed piece goes into `full` and
+//! `any` of the O(log T) nodes that tile its time range and into `any` of
+//! their ancestors. The memory used at some time in `[l, r)` is then the
+//! union of `any` of the nodes tiling `[l, r)` and `full` of their
+//! ancestors: O(log T) sets, each kept merged, so that packed memory stays
+//! a few intervals however many buffers fill it.
+
+use alloc::collections::{btree_map, BTreeMap};
+use alloc::vec;
+use alloc::vec::Vec;
+
+/// Disjoint, merged intervals `[bottom, top)`, keyed by bottom.
+#[derive(Default)]
+pub(crate) struct IntervalSet(BTreeMap<i64, i64>);
+
+impl IntervalSet {
+    /// Adds `[bottom, top)`, merging with what it meets or touches.
+    pub(crate) fn insert(&mut self, mut bottom: i64, mut top: i64) {
+        if let Some((&b, &t)) = self.0.range(..=bottom).next_back() {
+            if t >= bottom {
+                bottom = b;
+                top = top.max(t);
+            }
+        }
+        while let Some((&b, &t)) = self.0.range(bottom..).next() {
+            if b > top {
+                break;
+            }
+            top = top.max(t);
+            self.0.remove(&b);
+        }
+        self.0.insert(bottom, top);
+    }
+
+    /// The top of an interval meeting `[lo, hi)`, if any: the highest one,
+    /// the only candidate since the intervals are disjoint.
+    #[inline]
+    pub(crate) fn conflict(&self, lo: i64, hi: i64) -> Option<i64> {
+        match self.0.range(..hi).next_back() {
+            Some((_, &top)) if top > lo => Some(top),
+            _ => None,
+        }
+    }
+
+    /// The intervals, upward.
+    pub(crate) fn iter(&self) -> btree_map::Iter<'_, i64, i64> {
+        self.0.iter()
+    }
+}
+
+/// Memory in use over compressed time.
+pub(crate) struct Occupancy {
+    leaves: usize,
+    full: Vec<IntervalSet>,
+    any: Vec<IntervalSet>,
+    stamp: Vec<u32>,
+    epoch: u32,
+    /// Scratch: nodes of the current query, `any` sets first.
+    tiles: Vec<u32>,
+    above: Vec<u32>,
+}
+
+impl Occupancy {
+    pub(crate) fn new(times: usize) -> Self {
+        let leaves = times.max(1).next_power_of_two();
+        let mut full = Vec::with_capacity(2 * leaves);
+        let mut any = Vec::with_capacity(2 * leaves);
+        full.resize_with(2 * leaves, IntervalSet::default);
+        any.resize_with(2 * leaves, IntervalSet::default);
+        Occupancy {
+            leaves,
+            full,
+            any,
+            stamp: vec![0; 2 * leaves],
+            epoch: 0,
+            tiles: Vec::new(),
+            above: Vec::new(),
+        }
+    }
+
+    /// Fills `tiles` with the nodes tiling `[l, r)` and `above` with their
+    /// strict ancestors.
+    fn nodes(&mut self, l: u32, r: u32) {
+        self.tiles.clear();
+        self.above.clear();
+        self.epoch = self.epoch.wrapping_add(1);
+        if self.epoch == 0 {
+            self.stamp.iter_mut().for_each(|s| *s = 0);
+            self.epoch = 1;
+        }
+        let (mut l, mut r) = (l as usize + self.leaves, r as usize + self.leaves);
+        while l < r {
+            if l & 1 == 1 {
+                self.tiles.push(l as u32);
+                l += 1;
+            }
+            if r & 1 == 1 {
+                r -= 1;
+                self.tiles.push(r as u32);
+            }
+            l >>= 1;
+            r >>= 1;
+        }
+        for i in 0..self.tiles.len() {
+            let mut a = (self.tiles[i] >> 1) as usize;
+            while a >= 1 && self.stamp[a] != self.epoch {
+                self.stamp[a] = self.epoch;
+                self.above.push(a as u32);
+                a >>= 1;
+            }
+        }
+    }
+
+    /// Memory `[bottom, top)` in use during time slots `[l, r)`.
+    pub(crate) fn insert(&mut self, l: u32, r: u32, bottom: i64, top: i64) {
+        self.nodes(l, r);
+        for &t in &self.tiles {
+            self.full[t as usize].insert(bottom, top);
+            self.any[t as usize].insert(bottom, top);
+        }
+        for &a in &self.above {
+            self.any[a as usize].insert(bottom, top);
+        }
+    }
+
+    /// The sets to check for time slots `[l, r)`: pushed onto `out` as
+    /// (node, is `any`) pairs.
+    pub(crate) fn sets(&mut self, l: u32, r: u32, out: &mut Vec<(u32, bool)>) {
+        self.nodes(l, r);
+        out.extend(self.tiles.iter().map(|&t| (t, true)));
+        out.extend(self.above.iter().map(|&a| (a, false)));
+    }
+
+    /// Where a one-piece buffer of `size` bytes goes: the lowest aligned
+    /// offset free in every set (first fit), or the bottom of the smallest
+    /// common hole that holds it, else the space above everything (best
+    /// fit).
+    ///
+    /// Each set has a cursor that only moves up, with the candidate
+    /// offset: it skips what ends below the candidate, and the candidate
+    /// jumps past whatever it meets. First fit stops at the first offset no
+    /// cursor moves; best fit records that hole and goes on above it.
+    pub(crate) fn find(&self, sets: &[(u32, bool)], size: i64, align: i64, best: bool) -> i64 {
+        const DONE: (i64, i64) = (i64::MAX, i64::MAX);
+        let mut runs: Vec<btree_map::Iter<'_, i64, i64>> =
+            sets.iter().map(|&s| self.set(s).iter()).collect();
+        let mut heads: Vec<(i64, i64)> = runs
+            .iter_mut()
+            .map(|r| r.next().map_or(DONE, |(&b, &t)| (b, t)))
+            .collect();
+        // Per set, the top of the last interval its cursor passed.
+        let mut passed: Vec<i64> = alloc::vec![0; sets.len()];
+        let mut hole: Option<(i64, i64)> = None; // (size, offset)
+        let mut at = 0i64;
+        loop {
+            let mut moved = false;
+            for k in 0..heads.len() {
+                while heads[k].1 <= at {
+                    passed[k] = heads[k].1;
+                    heads[k] = runs[k].next().map_or(DONE, |(&b, &t)| (b, t));
+                }
+                if heads[k].0 < at.saturating_add(size) {
+                    at = super::align_up(heads[k].1, align);
+                    moved = true;
+                }
+            }
+            if moved {
+                continue;
+            }
+            // `at` is free in every set.
+            if !best {
+                return at;
+            }
+            let end = heads.iter().map(|h| h.0).min().unwrap_or(i64::MAX);
+            if end == i64::MAX {
+                // The open space above everything: only if nothing fits.
+                return hole.map_or(at, |(_, o)| o);
+            }
+            let start = passed.iter().copied().max().unwrap_or(0).min(at);
+            if hole.is_none_or(|(h, _)| end - start < h) {
+                hole = Some((end - start, at));
+            }
+            at = end;
+        }
+    }
+
+    /// The set a `sets` entry names.
+    #[inline]
+    pub(crate) fn set(&self, (node, any): (u32, bool)) -> &IntervalSet {
+        if any {
+            &self.any[node as usize]
+        } else {
+            &self.full[node as usize]
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn interval_sets_merge_and_answer_conflicts() {
+        let mut s = IntervalSet::default();
+        s.insert(10, 20);
+        s.insert(30, 40);
+        s.insert(20, 25); // touches: merges
+        let all = |s: &IntervalSet| s.iter().map(|(&b, &t)| (b, t)).collect::<Vec<_>>();
+        assert_eq!(all(&s), vec![(10, 25), (30, 40)]);
+        s.insert(5, 35); // swallows both
+        assert_eq!(all(&s), vec![(5, 40)]);
+        assert_eq!(s.conflict(0, 5), None);
+        assert_eq!(s.conflict(0, 6), Some(40));
+        assert_eq!(s.conflict(40, 50), None);
+    }
+
+    #[test]
+    fn occupancy_matches_a_plain_scan() {
+        let mut seed = 3u64;
+        let mut next = move |m: u64| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed % m
+        };
+        let times = 37;
+        let mut occ = Occupancy::new(times);
+        let mut placed: Vec<(u32, u32, i64, i64)> = Vec::new();
+        let mut sets = Vec::new();
+        for _ in 0..400 {
+            let l = next(times as u64) as u32;
+            let r = l + 1 + next((times as u32 - l) as u64) as u32;
+            let size = 1 + next(20) as i64;
+            let align = [1, 1, 2, 8][next(4) as usize];
+            let meets = |o: i64| {
+                placed
+                    .iter()
+                    .any(|&(a, b, x, y)| a < r && l < b && x < o + size && o < y)
+            };
+            sets.clear();
+            occ.sets(l, r, &mut sets);
+            let lo = next(100) as i64;
+            let got = sets
+                .iter()
+                .any(|&s| occ.set(s).conflict(lo, lo + size).is_some());
+            assert_eq!(got, meets(lo));
+            // First fit: the lowest aligned free offset.
+            let first = occ.find(&sets, size, align, false);
+            assert_eq!(
+                first,
+                (0..).step_by(align as usize).find(|&o| !meets(o)).unwrap()
+            );
+            // Best fit: free, aligned, and in a hole no larger than the one
+            // first fit uses.
+            let best = occ.find(&sets, size, align, true);
+            assert!(!meets(best) && best % align == 0);
+            if next(2) == 0 {
+                let at = if next(2) == 0 { first } else { best };
+                occ.insert(l, r, at, at + size);
+                placed.push((l, r, at, at + size));
+            }
+        }
+    }
+}
