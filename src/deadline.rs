@@ -35,6 +35,9 @@ pub struct Deadline<'a> {
     start_ns: u64,
     end_ns: u64,
     cancel: Option<&'a AtomicBool>,
+    /// A second flag, for a planner that runs strategies side by side and
+    /// stops the others when one is done.
+    halt: Option<&'a AtomicBool>,
 }
 
 impl<'a> Deadline<'a> {
@@ -58,6 +61,7 @@ impl<'a> Deadline<'a> {
             start_ns,
             end_ns,
             cancel,
+            halt: None,
         }
     }
 
@@ -78,6 +82,12 @@ impl<'a> Deadline<'a> {
         self
     }
 
+    /// The same deadline, also stopped (as cancelled) by `halt`.
+    pub fn with_halt(mut self, halt: &'a AtomicBool) -> Self {
+        self.halt = Some(halt);
+        self
+    }
+
     /// A deadline that ends at the earlier of this one and `timeout` from
     /// now, with the same cancel flag.
     pub fn sooner(&self, timeout: Duration) -> Self {
@@ -92,7 +102,7 @@ impl<'a> Deadline<'a> {
     /// `Err` once the deadline has passed or the flag is set.
     #[inline]
     pub fn check(&self) -> Result<(), Stop> {
-        if let Some(flag) = self.cancel {
+        for flag in [self.cancel, self.halt].into_iter().flatten() {
             if flag.load(Ordering::Relaxed) {
                 return Err(Stop::Cancelled);
             }
@@ -113,6 +123,16 @@ impl<'a> Deadline<'a> {
             Some(now) => Duration::from_nanos(now().saturating_sub(self.start_ns)),
             None => Duration::ZERO,
         }
+    }
+
+    /// Whether the caller's own cancel flag is set (not a `halt`).
+    pub fn cancelled(&self) -> bool {
+        self.cancel.is_some_and(|f| f.load(Ordering::Relaxed))
+    }
+
+    /// Whether the timeout has passed.
+    pub fn expired(&self) -> bool {
+        self.end_ns != u64::MAX && self.clock.is_some_and(|now| now() >= self.end_ns)
     }
 
     /// Time left before the deadline (`None` if there is no timeout).

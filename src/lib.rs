@@ -51,7 +51,11 @@ pub mod ffi;
 pub mod gen;
 #[cfg(feature = "heuristics")]
 pub mod heuristic;
+#[cfg(feature = "heuristics")]
+pub mod minimize;
 pub mod plan;
+#[cfg(feature = "heuristics")]
+mod portfolio;
 pub mod problem;
 mod rng;
 #[cfg(not(feature = "std"))]
@@ -64,7 +68,7 @@ mod text;
 mod trees;
 
 pub use deadline::{Deadline, Stop};
-pub use plan::{plan, Options, Outcome, Status};
+pub use plan::{plan, Method, Objective, Options, Outcome, Progress, Report, Source, Status};
 pub use problem::{Buffer, BufferError, Error, Field, Gap, Lifetime, Problem, Window};
 pub use solution::{validate, Solution, ValidationError};
 pub use sweep::max_load;

@@ -6,16 +6,22 @@ mod common;
 
 use common::{brute_force, random_problem, Rng, Shape};
 use minimalloc::solver::Params;
-use minimalloc::{plan, validate, Options, Problem, Status};
+use minimalloc::{plan, validate, Method, Options, Problem, Status};
 
-/// Runs the search and checks its answer against brute force.
-/// Returns whether the instance had interleaving windows.
+/// Runs the exact search alone and checks its answer against brute force.
 fn check(problem: &Problem, params: &Params, what: &str) -> (Status, Option<bool>) {
     let options = Options {
         solver: params.clone(),
+        method: Method::Exact,
         ..Options::default()
     };
-    let outcome = plan(problem, &options);
+    check_with(problem, &options, what)
+}
+
+/// Plans with `options` and checks the answer against brute force; returns
+/// the status and whether brute force places the buffers.
+fn check_with(problem: &Problem, options: &Options, what: &str) -> (Status, Option<bool>) {
+    let outcome = plan(problem, options);
     let brute = brute_force(problem);
     let dump = || minimalloc::csv::write_problem(problem, None);
     match outcome.status {
@@ -137,5 +143,20 @@ fn every_rule_is_sound_on_its_own() {
             switch(&mut params);
             check(&problem, &params, &format!("{name}, instance {i}"));
         }
+    }
+}
+
+/// The default plan (heuristics first, then the exact search) answers as
+/// brute force does too.
+#[test]
+fn default_plan_matches_brute_force() {
+    let mut rng = Rng::new(404);
+    for i in 0..2000 {
+        let problem = random_problem(&mut rng, Shape::SMALL);
+        check_with(
+            &problem,
+            &Options::default(),
+            &format!("default plan, instance {i}"),
+        );
     }
 }

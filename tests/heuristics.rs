@@ -1,11 +1,17 @@
-//! Heuristics: every placement validated.
+//! Heuristics, restarts and minimisation: every placement validated, bounds
+//! honest, results reproducible.
 
 mod common;
 
-use common::{random_problem, Rng, Shape};
+use std::time::Duration;
+
+use common::{brute_force, random_problem, Rng, Shape};
+use minimalloc::gen::{generate, Spec};
 use minimalloc::heuristic::{run, Strategy};
 use minimalloc::solution::validate_below;
-use minimalloc::{csv, max_load, validate, Problem};
+use minimalloc::{
+    csv, max_load, plan, validate, Method, Objective, Options, Problem, Source, Status,
+};
 
 fn challenging(name: char) -> Problem {
     let path = format!(
@@ -87,4 +93,162 @@ fn every_heuristic_honours_alignment_gaps_windows_and_fixed_offsets() {
     }
     // About a fifth of these instances have clashing fixed buffers.
     assert!(placed > 4000, "{placed}");
+}
+
+fn lowest_height_by_brute_force(problem: &Problem) -> Option<i64> {
+    let load = max_load(problem);
+    // Hints never change feasibility, but one above a candidate capacity
+    // would make that capacity fail validation: drop them for the scan.
+    let unhinted: Vec<_> = problem
+        .buffers()
+        .iter()
+        .cloned()
+        .map(|mut b| {
+            b.hint = None;
+            b
+        })
+        .collect();
+    let mut found = None;
+    // Scan upward from the load to the problem's own capacity.
+    for c in load.max(1)..=problem.capacity() {
+        // Capacities below a fixed buffer's top are invalid, hence skipped.
+        let Ok(p) = Problem::new(c, unhinted.clone()) else {
+            continue;
+        };
+        if brute_force(&p).is_some() {
+            found = Some(c);
+            break;
+        }
+    }
+    found
+}
+
+#[test]
+fn minimisation_bounds_are_honest() {
+    let shape = Shape {
+        windows: false,
+        max_capacity: 14,
+        ..Shape::SMALL
+    };
+    let mut rng = Rng::new(31);
+    let mut optimal = 0;
+    for i in 0..400 {
+        let problem = random_problem(&mut rng, shape);
+        // The capacity only bounds the search from above here.
+        let open = problem.with_capacity(64).unwrap();
+        let best = lowest_height_by_brute_force(&open);
+        let options = Options {
+            objective: Objective::Minimize,
+            restarts: Some(8),
+            ..Options::default()
+        };
+        let outcome = plan(&open, &options);
+        match best {
+            None => assert!(
+                outcome.solution.is_none(),
+                "instance {i}: {open:?} {outcome:?}"
+            ),
+            Some(best) => {
+                let s = outcome
+                    .solution
+                    .as_ref()
+                    .unwrap_or_else(|| panic!("instance {i}: nothing"));
+                validate(&open, s).unwrap();
+                let height = s.height(&open);
+                assert!(
+                    outcome.lower_bound <= best,
+                    "instance {i}: bound {} above the optimum {best}",
+                    outcome.lower_bound
+                );
+                assert!(height >= outcome.lower_bound, "instance {i}");
+                if outcome.optimal {
+                    assert_eq!(height, best, "instance {i}: marked optimal");
+                    assert_eq!(height, outcome.lower_bound, "instance {i}");
+                    optimal += 1;
+                }
+                // Small problems are solved exactly.
+                assert_eq!(height, best, "instance {i}");
+            }
+        }
+    }
+    assert!(optimal > 300, "{optimal}");
+}
+
+fn generated(n: usize) -> Problem {
+    Problem::new(i64::MAX, generate(Spec::new(n, 7))).unwrap()
+}
+
+#[test]
+fn a_one_millisecond_deadline_still_returns_a_valid_placement() {
+    let problem = generated(200_000);
+    let options = Options {
+        objective: Objective::Minimize,
+        timeout: Some(Duration::from_millis(1)),
+        ..Options::default()
+    };
+    let outcome = plan(&problem, &options);
+    assert_eq!(outcome.status, Status::Solved);
+    assert!(outcome.stopped.is_some());
+    validate(&problem, outcome.solution.as_ref().unwrap()).unwrap();
+}
+
+#[test]
+fn same_seed_same_offsets_on_any_number_of_threads() {
+    let problem = generated(3_000);
+    let run = |seed: u64, threads: usize| {
+        let options = Options {
+            objective: Objective::Minimize,
+            method: Method::Heuristic(Strategy::FirstFit),
+            restarts: Some(12),
+            seed,
+            threads,
+            ..Options::default()
+        };
+        let outcome = plan(&problem, &options);
+        let s = outcome.solution.unwrap();
+        validate(&problem, &s).unwrap();
+        (s.offsets, outcome.source)
+    };
+    let (one, source) = run(5, 1);
+    assert_eq!(run(5, 1).0, one);
+    assert_eq!(run(5, 2).0, one);
+    assert_eq!(run(5, 4).0, one);
+    assert!(matches!(
+        source,
+        Some(Source::Heuristic(Strategy::FirstFit, _))
+    ));
+}
+
+#[test]
+fn restarts_never_do_worse_than_the_plain_order() {
+    let problem = generated(5_000);
+    for strategy in Strategy::ALL {
+        let plain = run(&problem, strategy).unwrap().height(&problem);
+        let options = Options {
+            objective: Objective::Minimize,
+            method: Method::Heuristic(strategy),
+            restarts: Some(6),
+            ..Options::default()
+        };
+        let outcome = plan(&problem, &options);
+        let s = outcome.solution.unwrap();
+        validate(&problem, &s).unwrap();
+        assert!(s.height(&problem) <= plain, "{strategy}");
+    }
+}
+
+#[test]
+fn fit_mode_uses_a_heuristic_when_one_fits_and_proves_infeasibility_by_load() {
+    let problem = generated(2_000);
+    let load = max_load(&problem);
+    let plain = run(&problem, Strategy::FirstFit).unwrap().height(&problem);
+    let roomy = problem.with_capacity(plain).unwrap();
+    let outcome = plan(&roomy, &Options::default());
+    assert_eq!(outcome.status, Status::Solved);
+    assert!(matches!(outcome.source, Some(Source::Heuristic(..))));
+    validate(&roomy, outcome.solution.as_ref().unwrap()).unwrap();
+    let tight = problem.with_capacity(load - 1).unwrap();
+    let outcome = plan(&tight, &Options::default());
+    assert_eq!(outcome.status, Status::Infeasible);
+    assert!(outcome.lower_bound >= load);
 }

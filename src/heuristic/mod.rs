@@ -16,8 +16,12 @@
 //! [`occupancy::Occupancy`] in O(log T) merged interval sets per piece; the
 //! skyline needs one range-max and one range-raise per piece. No strategy
 //! scans buffers pairwise or keeps an array per byte or per time step.
+//!
+//! [`improve`] reruns the strategies on seeded perturbations of their
+//! orders, on every core with `std`, and keeps the lowest placement.
 
 mod occupancy;
+mod restarts;
 
 use alloc::vec;
 use alloc::vec::Vec;
@@ -25,6 +29,8 @@ use core::fmt;
 use core::str::FromStr;
 
 use occupancy::Occupancy;
+pub(crate) use restarts::improve;
+pub use restarts::{Best, Restarts};
 
 use crate::deadline::{sort_polled, Poll, Stop};
 use crate::problem::Problem;
@@ -412,6 +418,29 @@ pub(crate) fn align_up(v: i64, a: i64) -> i64 {
     } else {
         v.saturating_add(a - r)
     }
+}
+
+/// Every buffer one above the other (fixed buffers where they are fixed,
+/// the others above them): valid whatever the problem, in O(n), for when
+/// there is no time for anything better. `None` if fixed buffers overlap.
+pub(crate) fn stack(problem: &Problem) -> Vec<i64> {
+    let buffers = problem.buffers();
+    let mut top = buffers
+        .iter()
+        .filter_map(|b| b.offset.map(|f| f.saturating_add(b.size)))
+        .max()
+        .unwrap_or(0);
+    buffers
+        .iter()
+        .map(|b| match b.offset {
+            Some(f) => f,
+            None => {
+                let at = align_up(top, b.alignment);
+                top = at.saturating_add(b.size);
+                at
+            }
+        })
+        .collect()
 }
 
 /// Places every buffer of `problem` with `strategy` in its plain order,

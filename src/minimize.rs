@@ -1,0 +1,234 @@
+//! The lowest height within a deadline.
+//!
+//! - Lower bound: the max load (no placement is lower than the most memory
+//!   alive at one time) and the highest fixed buffer; the exact search
+//!   raises it when it proves a capacity infeasible.
+//! - Upper bound: the best heuristic placement.
+//! - Between them, while the problem is small enough for it, the exact
+//!   search at candidate capacities: the lower bound first (tight problems
+//!   fit it), then halving the interval. A placement found there lowers
+//!   the upper bound to its own height; a proof raises the lower bound;
+//!   a search that runs out of its share of time proves nothing.
+//! - With the time left, improving restarts of the heuristics.
+//!
+//! The result is the lowest placement found, its height, the lower bound,
+//! and whether the two meet (then the height is proven optimal). At the
+//! deadline the best so far is returned, never nothing once a heuristic
+//! has run.
+
+use alloc::vec::Vec;
+
+use crate::deadline::Stop;
+use crate::heuristic::{self, Best};
+use crate::plan::{Outcome, Source, Status};
+use crate::portfolio::Work;
+use crate::problem::Problem;
+use crate::solution::Solution;
+use crate::solver::{self, Verdict};
+
+/// The share of the remaining time one exact attempt may take.
+const EXACT_SHARE: u32 = 3;
+
+/// Without a timeout, the nodes one exact attempt may visit (per buffer).
+const EXACT_NODES_PER_BUFFER: u64 = 2_000;
+
+/// The best placement so far, wherever it came from.
+struct Incumbent {
+    offsets: Vec<i64>,
+    height: i64,
+    source: Source,
+}
+
+pub(crate) fn minimize(work: &Work<'_>) -> Outcome {
+    let capacity = work.problem.capacity();
+    let mut lower = work.lower_bound;
+    let mut outcome = Outcome::empty(lower);
+    if work.layout.fixed_clash || lower > capacity {
+        outcome.status = Status::Infeasible;
+        outcome.lower_bound = lower.max(capacity.saturating_add(1));
+        return outcome;
+    }
+    let strategies = work.strategies();
+    let mut best: Option<Incumbent> = None;
+    let take = |b: Best, best: &mut Option<Incumbent>| {
+        if b.height <= capacity && best.as_ref().is_none_or(|i| b.height < i.height) {
+            *best = Some(Incumbent {
+                source: Source::Heuristic(b.strategy, b.restart),
+                offsets: b.offsets,
+                height: b.height,
+            });
+        }
+    };
+    let (found, stop) = work.quick(&strategies);
+    if let Some(b) = found {
+        take(b, &mut best);
+    }
+    if let Some(stop) = stop {
+        return finish(work, outcome, best, lower, Some(stop));
+    }
+    work.report(best.as_ref().map(|b| b.height), lower);
+
+    let mut stopped = None;
+    if work.exact_applies() && best.as_ref().is_none_or(|b| b.height > lower) {
+        stopped = bisect(work, &mut best, &mut lower, &mut outcome);
+    }
+    if stopped.is_none() && !strategies.is_empty() && best.as_ref().is_none_or(|b| b.height > lower)
+    {
+        let found = heuristic::improve(
+            &work.layout,
+            &work.restarts(strategies),
+            lower,
+            &work.deadline,
+        );
+        if let Some(b) = found {
+            outcome.restarts = b.restart + 1;
+            take(b, &mut best);
+            work.report(best.as_ref().map(|b| b.height), lower);
+        }
+        stopped = work.deadline.check().err();
+    }
+    finish(work, outcome, best, lower, stopped)
+}
+
+/// The exact search between the bounds. Returns why it stopped early, if
+/// the whole plan must stop.
+fn bisect(
+    work: &Work<'_>,
+    best: &mut Option<Incumbent>,
+    lower: &mut i64,
+    outcome: &mut Outcome,
+) -> Option<Stop> {
+    let capacity = work.problem.capacity();
+    // Look for placements no higher than `hi`.
+    let mut lo = *lower;
+    let mut hi = best.as_ref().map_or(capacity, |b| b.height - 1);
+    let mut first = true;
+    while lo <= hi {
+        let c = if first { lo } else { lo + (hi - lo) / 2 };
+        first = false;
+        let mut params = work.options.solver.clone();
+        let deadline = match work.deadline.remaining() {
+            Some(left) => work.deadline.sooner(left / EXACT_SHARE),
+            None => {
+                let nodes = EXACT_NODES_PER_BUFFER
+                    .saturating_mul(work.problem.len() as u64)
+                    .max(100_000);
+                params.node_limit = Some(params.node_limit.map_or(nodes, |n| n.min(nodes)));
+                work.deadline
+            }
+        };
+        let (verdict, stats) = solver::solve(work.problem, c, &params, &deadline);
+        outcome.stats.nodes += stats.nodes;
+        outcome.stats.backtracks += stats.backtracks;
+        outcome.stats.interleaving = stats.interleaving;
+        match verdict {
+            Verdict::Solved(offsets) => {
+                let height = height(work, &offsets);
+                hi = height - 1;
+                *best = Some(Incumbent {
+                    offsets,
+                    height,
+                    source: Source::Exact,
+                });
+            }
+            Verdict::Infeasible => {
+                *lower = (*lower).max(c + 1);
+                lo = c + 1;
+            }
+            // Unknown: look higher, prove nothing.
+            Verdict::Exhausted | Verdict::NodeLimit => lo = c + 1,
+            Verdict::Stopped(stop) => {
+                if work.deadline.check().is_err() {
+                    return Some(stop);
+                }
+                lo = c + 1;
+            }
+        }
+        work.report(best.as_ref().map(|b| b.height), *lower);
+        if best.as_ref().is_some_and(|b| b.height <= *lower) {
+            break;
+        }
+    }
+    None
+}
+
+fn height(work: &Work<'_>, offsets: &[i64]) -> i64 {
+    height_of(work.problem, offsets)
+}
+
+fn height_of(problem: &Problem, offsets: &[i64]) -> i64 {
+    offsets
+        .iter()
+        .zip(problem.buffers())
+        .map(|(&o, b)| o.saturating_add(b.size))
+        .max()
+        .unwrap_or(0)
+}
+
+/// The stacked placement, if it fits the capacity. It is valid by
+/// construction unless fixed buffers clash, which only then is checked.
+fn fallback(problem: &Problem) -> Option<Incumbent> {
+    let offsets = heuristic::stack(problem);
+    let height = height_of(problem, &offsets);
+    let fits = height <= problem.capacity();
+    let fixed = problem.buffers().iter().any(|b| b.offset.is_some());
+    let valid = || {
+        !fixed
+            || crate::solution::validate(
+                problem,
+                &Solution {
+                    offsets: offsets.clone(),
+                },
+            )
+            .is_ok()
+    };
+    if !(fits && valid()) {
+        return None;
+    }
+    Some(Incumbent {
+        offsets,
+        height,
+        source: Source::Stacked,
+    })
+}
+
+/// What minimising returns when the deadline comes before the set-up is
+/// done: the stacked placement.
+pub(crate) fn stopped_early(problem: &Problem, stop: Stop) -> Outcome {
+    let outcome = Outcome::empty(0);
+    match fallback(problem) {
+        Some(b) => {
+            let mut outcome = outcome;
+            outcome.status = Status::Solved;
+            outcome.source = Some(b.source);
+            outcome.solution = Some(Solution { offsets: b.offsets });
+            outcome.stop(stop)
+        }
+        None => outcome.stop(stop),
+    }
+}
+
+fn finish(
+    work: &Work<'_>,
+    mut outcome: Outcome,
+    mut best: Option<Incumbent>,
+    lower: i64,
+    stop: Option<Stop>,
+) -> Outcome {
+    outcome.lower_bound = lower;
+    if best.is_none() {
+        // Stopped before any strategy finished: every buffer above the
+        // other still beats returning nothing.
+        best = fallback(work.problem);
+    }
+    if let Some(b) = best {
+        outcome.status = Status::Solved;
+        outcome.optimal = b.height <= lower;
+        outcome.source = Some(b.source);
+        outcome.solution = Some(Solution { offsets: b.offsets });
+    }
+    match stop {
+        Some(stop) => outcome.stop(stop),
+        None => outcome,
+    }
+}

@@ -1,0 +1,253 @@
+//! The portfolio behind [`crate::plan`] when heuristics are built in.
+//!
+//! To fit a capacity: the max load above the capacity is a proof of
+//! infeasibility; else the heuristics run once each (microseconds to
+//! seconds); if none fits, the exact search runs, with improving restarts
+//! beside it on the other cores, and the first placement that fits wins.
+//! To minimise the height, see [`crate::minimize`].
+
+use alloc::vec::Vec;
+use core::sync::atomic::{AtomicBool, Ordering};
+
+use crate::deadline::{Deadline, Poll, Stop};
+use crate::heuristic::{self, Best, Layout, Restarts, Strategy};
+use crate::plan::{Method, Objective, Options, Outcome, Report, Source, Status};
+use crate::problem::Problem;
+use crate::solution::Solution;
+#[cfg(not(feature = "std"))]
+use crate::solver::Stats;
+use crate::solver::{self, Verdict};
+
+/// A problem and its layout, shared by the strategies of one plan.
+pub(crate) struct Work<'a> {
+    pub(crate) problem: &'a Problem,
+    pub(crate) options: &'a Options,
+    pub(crate) deadline: Deadline<'a>,
+    pub(crate) layout: Layout,
+    pub(crate) lower_bound: i64,
+}
+
+/// Whether `a` is lower than the best so far.
+pub(crate) fn better(a: &Best, b: &Option<Best>) -> bool {
+    b.as_ref().is_none_or(|b| a.height < b.height)
+}
+
+impl Work<'_> {
+    /// The strategies the heuristic phases run.
+    pub(crate) fn strategies(&self) -> Vec<Strategy> {
+        match self.options.method {
+            Method::Heuristic(s) => alloc::vec![s],
+            Method::Exact => Vec::new(),
+            // Filling holes costs more per buffer than the skyline, and
+            // best fit walks every hole above a buffer: keep them to sizes
+            // where they stay quick.
+            Method::Auto if self.problem.len() > 200_000 => alloc::vec![Strategy::Skyline],
+            Method::Auto if self.problem.len() > 20_000 => {
+                alloc::vec![Strategy::Skyline, Strategy::FirstFit, Strategy::BigRocks]
+            }
+            Method::Auto => Strategy::ALL.to_vec(),
+        }
+    }
+
+    /// Each strategy once, in its plain order, cheapest first: the lowest
+    /// placement, and why the strategies stopped early, if they did.
+    pub(crate) fn quick(&self, strategies: &[Strategy]) -> (Option<Best>, Option<Stop>) {
+        let mut poll = Poll::new(&self.deadline, 1 << 14);
+        let mut best: Option<Best> = None;
+        for (i, &s) in strategies.iter().enumerate() {
+            let order = self.layout.order(s, None);
+            let (offsets, height) = match self.layout.place(s, &order, &mut poll) {
+                Ok(placed) => placed,
+                Err(stop) => return (best, Some(stop)),
+            };
+            let found = Best {
+                offsets,
+                height,
+                strategy: s,
+                restart: i as u64,
+            };
+            if better(&found, &best) {
+                best = Some(found);
+            }
+        }
+        (best, None)
+    }
+
+    /// Whether the exact search is worth its set-up (memory grows with
+    /// the overlapping pairs).
+    pub(crate) fn exact_applies(&self) -> bool {
+        match self.options.method {
+            Method::Exact => true,
+            Method::Heuristic(_) => false,
+            Method::Auto => self.problem.len() <= 50_000,
+        }
+    }
+
+    pub(crate) fn restarts(&self, strategies: Vec<Strategy>) -> Restarts {
+        Restarts {
+            strategies,
+            count: self.options.restarts,
+            seed: self.options.seed,
+            threads: self.options.workers(),
+        }
+    }
+
+    pub(crate) fn report(&self, height: Option<i64>, lower_bound: i64) {
+        if let Some(p) = &self.options.progress {
+            (p.0)(&Report {
+                height,
+                lower_bound,
+                elapsed: self.deadline.elapsed(),
+            });
+        }
+    }
+}
+
+/// Plans with the heuristics, the restarts and the exact search as the
+/// objective and the method ask.
+pub(crate) fn plan(problem: &Problem, options: &Options, deadline: Deadline<'_>) -> Outcome {
+    let mut poll = Poll::new(&deadline, 1 << 16);
+    let layout = match Layout::new(problem, &mut poll) {
+        Ok(l) => l,
+        Err(stop) if options.objective == Objective::Minimize => {
+            return crate::minimize::stopped_early(problem, stop)
+        }
+        Err(stop) => return Outcome::empty(0).stop(stop),
+    };
+    let lower_bound = layout.max_load.max(layout.fixed_top);
+    let work = Work {
+        problem,
+        options,
+        deadline,
+        layout,
+        lower_bound,
+    };
+    let mut outcome = match options.objective {
+        Objective::Fit => fit(&work),
+        Objective::Minimize => crate::minimize::minimize(&work),
+    };
+    outcome.stats.elapsed = work.deadline.elapsed();
+    outcome
+}
+
+fn solved(mut outcome: Outcome, best: Best, source: Source) -> Outcome {
+    outcome.status = Status::Solved;
+    outcome.solution = Some(Solution {
+        offsets: best.offsets,
+    });
+    outcome.source = Some(source);
+    outcome
+}
+
+/// Fit the capacity: bound, heuristics, then the exact search with
+/// restarts beside it.
+fn fit(work: &Work<'_>) -> Outcome {
+    let capacity = work.problem.capacity();
+    let mut outcome = Outcome::empty(work.lower_bound);
+    if work.layout.fixed_clash || work.lower_bound > capacity {
+        outcome.status = Status::Infeasible;
+        outcome.lower_bound = outcome.lower_bound.max(capacity.saturating_add(1));
+        return outcome;
+    }
+    let strategies = work.strategies();
+    match work.quick(&strategies) {
+        (Some(best), _) if best.height <= capacity => {
+            let source = Source::Heuristic(best.strategy, best.restart);
+            return solved(outcome, best, source);
+        }
+        (_, Some(stop)) => return outcome.stop(stop),
+        _ => {}
+    }
+    if !work.exact_applies() {
+        // Restarts until one fits (or the time or the count runs out).
+        let found = heuristic::improve(
+            &work.layout,
+            &work.restarts(strategies),
+            capacity,
+            &work.deadline,
+        );
+        outcome.restarts = found.as_ref().map_or(0, |b| b.restart + 1);
+        return match found {
+            Some(best) if best.height <= capacity => {
+                let source = Source::Heuristic(best.strategy, best.restart);
+                solved(outcome, best, source)
+            }
+            _ => match work.deadline.check() {
+                Err(stop) => outcome.stop(stop),
+                Ok(()) => outcome,
+            },
+        };
+    }
+    exact_with_restarts(work, strategies, outcome)
+}
+
+/// The exact search at the capacity, with improving restarts on the other
+/// cores when there is a timeout to bound them; the first fit wins.
+fn exact_with_restarts(
+    work: &Work<'_>,
+    strategies: Vec<Strategy>,
+    mut outcome: Outcome,
+) -> Outcome {
+    let capacity = work.problem.capacity();
+    let halt = AtomicBool::new(false);
+    let deadline = work.deadline.with_halt(&halt);
+    let side =
+        work.options.workers() > 1 && work.deadline.remaining().is_some() && !strategies.is_empty();
+    let exact = || {
+        let r = solver::solve(work.problem, capacity, &work.options.solver, &deadline);
+        if !matches!(r.0, Verdict::Stopped(_)) {
+            halt.store(true, Ordering::Relaxed);
+        }
+        r
+    };
+    let restarts = || {
+        let mut how = work.restarts(strategies.clone());
+        how.threads = how.threads.saturating_sub(1).max(1);
+        let found = heuristic::improve(&work.layout, &how, capacity, &deadline);
+        if found.as_ref().is_some_and(|b| b.height <= capacity) {
+            halt.store(true, Ordering::Relaxed);
+        }
+        found
+    };
+    #[cfg(feature = "std")]
+    let ((verdict, stats), side_best) = if side {
+        std::thread::scope(|scope| {
+            let helper = scope.spawn(restarts);
+            let exact = exact();
+            (exact, helper.join().unwrap_or(None))
+        })
+    } else {
+        (exact(), None)
+    };
+    #[cfg(not(feature = "std"))]
+    let ((verdict, stats), side_best): ((Verdict, Stats), Option<Best>) = {
+        let _ = (side, &restarts);
+        (exact(), None)
+    };
+    outcome.stats = stats;
+    if let Some(best) = side_best {
+        outcome.restarts = best.restart + 1;
+        if best.height <= capacity && !matches!(verdict, Verdict::Solved(_)) {
+            let source = Source::Heuristic(best.strategy, best.restart);
+            return solved(outcome, best, source);
+        }
+    }
+    match verdict {
+        Verdict::Solved(offsets) => {
+            outcome.status = Status::Solved;
+            outcome.solution = Some(Solution { offsets });
+            outcome.source = Some(Source::Exact);
+            outcome
+        }
+        Verdict::Infeasible => {
+            outcome.status = Status::Infeasible;
+            outcome.lower_bound = capacity.saturating_add(1);
+            outcome
+        }
+        Verdict::Exhausted | Verdict::NodeLimit => outcome,
+        Verdict::Stopped(_) => match work.deadline.check() {
+            Err(stop) => outcome.stop(stop),
+            Ok(()) => outcome,
+        },
+    }
+}
