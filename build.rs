@@ -70,7 +70,7 @@ fn main() {
         std::fs::write(
             &script,
             "SECTIONS\n{\n  /DISCARD/ : { *(.eh_frame) *(.eh_frame_hdr) *(.gcc_except_table*) \
-             *(.data.DW.ref.rust_eh_personality) *(.data.rel.local.DW.ref.rust_eh_personality) }\n}\nINSERT AFTER .text;\n",
+             *(.data.DW.ref.rust_eh_personality) *(.data.rel.local.DW.ref.rust_eh_personality) *(.comment) }\n}\nINSERT AFTER .text;\n",
         )
         .expect("OUT_DIR is writable");
         println!("cargo:rustc-cdylib-link-arg=-Wl,--no-eh-frame-hdr");
@@ -79,6 +79,9 @@ fn main() {
         // undefined nor exported (rustc's version script hides it).
         println!("cargo:rustc-cdylib-link-arg=-Wl,--defsym=rust_eh_personality=0");
         println!("cargo:rustc-cdylib-link-arg=-Wl,-z,pack-relative-relocs");
+        // No C runtime start files: the library has no C constructors or
+        // destructors for crtbegin/crtend to run.
+        println!("cargo:rustc-cdylib-link-arg=-nostartfiles");
         println!("cargo:rustc-cdylib-link-arg={}", script.display());
     }
 }

@@ -1,7 +1,9 @@
 /* Every function of the C API and every error path. Built with
  * -std=c99 -Wall -Wextra -Werror -pedantic, asserts on, also under
  * AddressSanitizer (which also reports leaks).
- * Usage: api_test <path of a CSV whose search runs long at its capacity> <capacity> */
+ * Usage: api_test <path of a CSV whose search runs long at its capacity> <capacity> <full|tiny>
+ * (the tiny build has the exact search only: minimising and the heuristics
+ * must be refused there as unsupported). */
 #undef NDEBUG
 #include <assert.h>
 #include <stdint.h>
@@ -36,7 +38,7 @@ static void test_names(void) {
   assert(strcmp(minimalloc_version(), MINIMALLOC_VERSION) == 0);
   assert(MINIMALLOC_ABI_VERSION >= 1);
   assert(strcmp(minimalloc_status_str(MINIMALLOC_STATUS_OK), "ok") == 0);
-  for (s = MINIMALLOC_STATUS_OK; s <= MINIMALLOC_STATUS_NOT_FOUND; s++) {
+  for (s = MINIMALLOC_STATUS_OK; s <= MINIMALLOC_STATUS_UNSUPPORTED; s++) {
     const char *name = minimalloc_status_str((minimalloc_status)s);
     assert(name != NULL && name[0] != '\0' && strcmp(name, "unknown status") != 0);
   }
@@ -75,6 +77,18 @@ static void test_null_and_free(void) {
   assert(minimalloc_options_nodes(NULL) == 0);
   assert(minimalloc_options_elapsed_us(NULL) == 0);
   assert(minimalloc_options_last_error(NULL) == NULL);
+  assert(minimalloc_options_set_objective(NULL, MINIMALLOC_OBJECTIVE_FIT) ==
+         MINIMALLOC_STATUS_NULL_POINTER);
+  assert(minimalloc_options_set_strategy(NULL, MINIMALLOC_STRATEGY_AUTO) ==
+         MINIMALLOC_STATUS_NULL_POINTER);
+  assert(minimalloc_options_set_seed(NULL, 1) == MINIMALLOC_STATUS_NULL_POINTER);
+  assert(minimalloc_options_set_threads(NULL, 1) == MINIMALLOC_STATUS_NULL_POINTER);
+  assert(minimalloc_options_set_restarts(NULL, 1) == MINIMALLOC_STATUS_NULL_POINTER);
+  assert(minimalloc_options_set_base(NULL, 0) == MINIMALLOC_STATUS_NULL_POINTER);
+  assert(minimalloc_options_lower_bound(NULL) == -1);
+  assert(minimalloc_options_optimal(NULL) == 0);
+  assert(minimalloc_problem_set_lifetime(NULL, MINIMALLOC_LIFETIME_INCLUSIVE) ==
+         MINIMALLOC_STATUS_NULL_POINTER);
 }
 
 static void test_bad_buffers(void) {
@@ -271,8 +285,167 @@ static void test_options(const char *long_csv, int64_t long_capacity) {
   minimalloc_problem_free(hard);
 }
 
+/* Solves with `o` and checks the placement of the paper's example against
+ * `capacity`; returns the height. */
+static int64_t solve_paper_with(minimalloc_problem *p, minimalloc_options *o, int64_t capacity,
+                                int64_t *offsets) {
+  minimalloc_solution *s = NULL;
+  int64_t height;
+  assert(minimalloc_solve_with(p, o, &s) == MINIMALLOC_STATUS_OK);
+  assert(minimalloc_solution_offsets(s, offsets, 5) == MINIMALLOC_STATUS_OK);
+  assert(placement_is_valid(paper, offsets, 5, capacity));
+  height = minimalloc_solution_height(s);
+  minimalloc_solution_free(s);
+  return height;
+}
+
+static void test_objective_and_strategies(const char *long_csv, int64_t long_capacity, int tiny) {
+  int64_t offsets[5], again[5];
+  int strategy, i;
+  minimalloc_problem *p = paper_problem(100);
+  minimalloc_options *o = minimalloc_options_new();
+  minimalloc_solution *s = NULL;
+  /* Values that name nothing are refused and change nothing. */
+  assert(minimalloc_options_set_objective(o, (minimalloc_objective)7) ==
+         MINIMALLOC_STATUS_INVALID_ARGUMENT);
+  assert(has(minimalloc_options_last_error(o), "unknown objective 7"));
+  assert(minimalloc_options_set_strategy(o, (minimalloc_strategy)6) ==
+         MINIMALLOC_STATUS_INVALID_ARGUMENT);
+  assert(has(minimalloc_options_last_error(o), "unknown strategy 6"));
+  assert(minimalloc_options_set_strategy(o, (minimalloc_strategy)-1) ==
+         MINIMALLOC_STATUS_INVALID_ARGUMENT);
+  /* Fitting reports the max load as its lower bound. */
+  assert(solve_paper_with(p, o, 100, offsets) <= 100);
+  assert(minimalloc_options_lower_bound(o) == 12);
+  /* The exact search alone is in every build. */
+  assert(minimalloc_options_set_strategy(o, MINIMALLOC_STRATEGY_EXACT) == MINIMALLOC_STATUS_OK);
+  assert(solve_paper_with(p, o, 100, offsets) <= 100);
+  if (tiny) {
+    assert(minimalloc_options_set_objective(o, MINIMALLOC_OBJECTIVE_MINIMIZE) ==
+           MINIMALLOC_STATUS_UNSUPPORTED);
+    assert(has(minimalloc_options_last_error(o), "not in this build"));
+    assert(minimalloc_options_set_strategy(o, MINIMALLOC_STRATEGY_FIRST_FIT) ==
+           MINIMALLOC_STATUS_UNSUPPORTED);
+    assert(solve_paper_with(p, o, 100, offsets) <= 100); /* still fit, exact */
+    minimalloc_options_free(o);
+    minimalloc_problem_free(p);
+    return;
+  }
+  /* Minimising under a loose capacity: the max load 12, proven. */
+  assert(minimalloc_options_set_objective(o, MINIMALLOC_OBJECTIVE_MINIMIZE) == MINIMALLOC_STATUS_OK);
+  assert(minimalloc_options_set_strategy(o, MINIMALLOC_STRATEGY_AUTO) == MINIMALLOC_STATUS_OK);
+  assert(solve_paper_with(p, o, 12, offsets) == 12);
+  assert(minimalloc_options_lower_bound(o) == 12 && minimalloc_options_optimal(o) == 1);
+  /* Each heuristic alone, with restarts on two threads: valid, and the
+   * same offsets for the same seed on one thread. */
+  for (strategy = MINIMALLOC_STRATEGY_SKYLINE; strategy <= MINIMALLOC_STRATEGY_BIG_ROCKS;
+       strategy++) {
+    assert(minimalloc_options_set_strategy(o, (minimalloc_strategy)strategy) ==
+           MINIMALLOC_STATUS_OK);
+    assert(minimalloc_options_set_seed(o, 3) == MINIMALLOC_STATUS_OK);
+    assert(minimalloc_options_set_restarts(o, 9) == MINIMALLOC_STATUS_OK);
+    assert(minimalloc_options_set_threads(o, 2) == MINIMALLOC_STATUS_OK);
+    assert(solve_paper_with(p, o, 100, offsets) >= minimalloc_options_lower_bound(o));
+    assert(minimalloc_options_set_threads(o, 1) == MINIMALLOC_STATUS_OK);
+    solve_paper_with(p, o, 100, again);
+    for (i = 0; i < 5; i++) assert(offsets[i] == again[i]);
+  }
+  /* A large search cut short still answers, with an honest bound (the
+   * capacity, twice the max load, only bounds it from above). */
+  minimalloc_problem_free(p);
+  p = problem_from_csv(long_csv, 2 * long_capacity);
+  assert(minimalloc_options_set_strategy(o, MINIMALLOC_STRATEGY_AUTO) == MINIMALLOC_STATUS_OK);
+  assert(minimalloc_options_set_timeout_ms(o, 200) == MINIMALLOC_STATUS_OK);
+  assert(minimalloc_solve_with(p, o, &s) == MINIMALLOC_STATUS_OK);
+  assert(minimalloc_solution_height(s) <= 2 * long_capacity);
+  assert(minimalloc_options_lower_bound(o) >= long_capacity); /* the max load */
+  assert(minimalloc_solution_height(s) >= minimalloc_options_lower_bound(o));
+  assert(minimalloc_options_optimal(o) ==
+         (minimalloc_solution_height(s) == minimalloc_options_lower_bound(o)));
+  minimalloc_solution_free(s);
+  minimalloc_options_free(o);
+  minimalloc_problem_free(p);
+}
+
+static void test_base_and_lifetimes(void) {
+  int64_t offsets[5], shifted[5];
+  size_t i, index = 77;
+  test_buffer b[5];
+  minimalloc_problem *p = paper_problem(12), *q;
+  minimalloc_options *o = minimalloc_options_new();
+  minimalloc_solution *s = NULL;
+  /* A base address shifts every offset, not the height. */
+  solve_paper_with(p, o, 12, offsets);
+  assert(minimalloc_options_set_base(o, -8) == MINIMALLOC_STATUS_INVALID_ARGUMENT);
+  assert(has(minimalloc_options_last_error(o), "must not be negative"));
+  assert(minimalloc_options_set_base(o, 4096) == MINIMALLOC_STATUS_OK);
+  assert(minimalloc_solve_with(p, o, &s) == MINIMALLOC_STATUS_OK);
+  assert(minimalloc_solution_height(s) == 12);
+  assert(minimalloc_solution_offsets(s, shifted, 5) == MINIMALLOC_STATUS_OK);
+  for (i = 0; i < 5; i++) assert(shifted[i] == offsets[i] + 4096);
+  minimalloc_solution_free(s);
+  /* A base that would misalign a buffer, or overflow, is refused. */
+  assert(minimalloc_problem_add_buffer(p, 30, 31, 8, 64, &index) == MINIMALLOC_STATUS_OK);
+  assert(minimalloc_options_set_base(o, 4100) == MINIMALLOC_STATUS_OK);
+  s = NULL;
+  assert(minimalloc_solve_with(p, o, &s) == MINIMALLOC_STATUS_INVALID_ARGUMENT);
+  assert(s == NULL && has(minimalloc_options_last_error(o), "alignment 64"));
+  minimalloc_problem_free(p);
+  p = paper_problem(12);
+  assert(minimalloc_options_set_base(o, INT64_MAX - 12) == MINIMALLOC_STATUS_OK);
+  assert(minimalloc_solve_with(p, o, &s) == MINIMALLOC_STATUS_OK); /* base + height fits */
+  minimalloc_solution_free(s);
+  s = NULL;
+  assert(minimalloc_options_set_base(o, INT64_MAX - 11) == MINIMALLOC_STATUS_OK);
+  assert(minimalloc_solve_with(p, o, &s) == MINIMALLOC_STATUS_INVALID_ARGUMENT);
+  assert(s == NULL && has(minimalloc_options_last_error(o), "overflows"));
+  minimalloc_problem_free(p);
+  minimalloc_options_free(o);
+
+  /* The paper's example written with inclusive ends, then with exclusive
+   * starts, is the same problem. */
+  for (i = 0; i < 5; i++) b[i] = paper[i];
+  q = minimalloc_problem_new(12);
+  assert(minimalloc_problem_set_lifetime(q, (minimalloc_lifetime)3) ==
+         MINIMALLOC_STATUS_INVALID_ARGUMENT);
+  assert(has(minimalloc_problem_last_error(q), "unknown lifetime convention"));
+  assert(minimalloc_problem_set_lifetime(q, MINIMALLOC_LIFETIME_INCLUSIVE) == MINIMALLOC_STATUS_OK);
+  for (i = 0; i < 3; i++) {
+    assert(minimalloc_problem_add_buffer(q, b[i].lower, b[i].upper - 1, b[i].size, 1, &index) ==
+           MINIMALLOC_STATUS_OK);
+  }
+  assert(minimalloc_problem_set_lifetime(q, MINIMALLOC_LIFETIME_EXCLUSIVE) == MINIMALLOC_STATUS_OK);
+  for (i = 3; i < 5; i++) {
+    assert(minimalloc_problem_add_buffer(q, b[i].lower - 1, b[i].upper, b[i].size, 1, &index) ==
+           MINIMALLOC_STATUS_OK);
+  }
+  s = NULL;
+  assert(minimalloc_solve(q, 0, &s) == MINIMALLOC_STATUS_OK);
+  assert(minimalloc_solution_offsets(s, offsets, 5) == MINIMALLOC_STATUS_OK);
+  assert(placement_is_valid(paper, offsets, 5, 12));
+  minimalloc_solution_free(s);
+  /* An inclusive end at INT64_MAX has no half-open form; gaps convert too. */
+  assert(minimalloc_problem_set_lifetime(q, MINIMALLOC_LIFETIME_INCLUSIVE) == MINIMALLOC_STATUS_OK);
+  assert(minimalloc_problem_add_buffer(q, 0, INT64_MAX, 4, 1, &index) ==
+         MINIMALLOC_STATUS_INVALID_ARGUMENT);
+  assert(has(minimalloc_problem_last_error(q), "does not fit in 64 bits"));
+  assert(minimalloc_problem_add_gap(q, 4, 5, INT64_MAX) == MINIMALLOC_STATUS_INVALID_ARGUMENT);
+  assert(has(minimalloc_problem_last_error(q), "buffer 4") &&
+         has(minimalloc_problem_last_error(q), "gap 0"));
+  /* Buffer 4 lives [0, 21): an inclusive gap [5, 20] is [5, 21). */
+  assert(minimalloc_problem_add_gap(q, 4, 5, 20) == MINIMALLOC_STATUS_OK);
+  assert(minimalloc_problem_add_gap(q, 4, 2, 3) == MINIMALLOC_STATUS_OK);
+  assert(minimalloc_problem_add_gap(q, 4, 3, 4) == MINIMALLOC_STATUS_INVALID_ARGUMENT);
+  assert(has(minimalloc_problem_last_error(q), "overlaps"));
+  assert(minimalloc_problem_len(q) == 5);
+  minimalloc_problem_free(q);
+}
+
 int main(int argc, char **argv) {
-  assert(argc == 3);
+  int tiny;
+  assert(argc == 4);
+  tiny = strcmp(argv[3], "tiny") == 0;
+  assert(tiny || strcmp(argv[3], "full") == 0);
   test_names();
   test_null_and_free();
   test_bad_buffers();
@@ -280,6 +453,8 @@ int main(int argc, char **argv) {
   test_empty_and_batch();
   test_gaps_fixed_hints();
   test_options(argv[1], strtoll(argv[2], NULL, 10));
+  test_objective_and_strategies(argv[1], strtoll(argv[2], NULL, 10), tiny);
+  test_base_and_lifetimes();
   printf("api_test: ok\n");
   return 0;
 }

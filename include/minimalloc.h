@@ -52,7 +52,83 @@ typedef enum minimalloc_status {
    * out, or gap windows let some buffers interleave).
    */
   MINIMALLOC_STATUS_NOT_FOUND = 7,
+  /**
+   * The feature asked for is not in this build (the tiny build has the
+   * exact search only).
+   */
+  MINIMALLOC_STATUS_UNSUPPORTED = 8,
 } minimalloc_status;
+
+/**
+ * What a solve aims for.
+ */
+typedef enum minimalloc_objective {
+  /**
+   * Any placement below the capacity (the default).
+   */
+  MINIMALLOC_OBJECTIVE_FIT = 0,
+  /**
+   * The lowest height found within the timeout; the capacity is an
+   * upper bound. Read the proven lower bound and whether the height
+   * meets it with `minimalloc_options_lower_bound` and
+   * `minimalloc_options_optimal`. Needs the heuristics (not in the tiny
+   * build).
+   */
+  MINIMALLOC_OBJECTIVE_MINIMIZE = 1,
+} minimalloc_objective;
+
+/**
+ * Which strategies a solve may use: all of them as needed, the exact
+ * search alone, or one heuristic alone.
+ */
+typedef enum minimalloc_strategy {
+  /**
+   * Heuristics first, then the exact search (below 50,000 buffers) with
+   * improving restarts beside it: the default.
+   */
+  MINIMALLOC_STRATEGY_AUTO = 0,
+  /**
+   * The exact search alone.
+   */
+  MINIMALLOC_STRATEGY_EXACT = 1,
+  /**
+   * Only the contention-ordered skyline. This and the heuristics below
+   * run with their improving restarts when minimising; none is in the
+   * tiny build.
+   */
+  MINIMALLOC_STRATEGY_SKYLINE = 2,
+  /**
+   * Only first-fit by decreasing size, jumping past conflicts.
+   */
+  MINIMALLOC_STRATEGY_FIRST_FIT = 3,
+  /**
+   * Only best-fit by decreasing size (smallest sufficient hole).
+   */
+  MINIMALLOC_STRATEGY_BEST_FIT = 4,
+  /**
+   * Only first-fit by decreasing size, then lifetime ("big rocks").
+   */
+  MINIMALLOC_STRATEGY_BIG_ROCKS = 5,
+} minimalloc_strategy;
+
+/**
+ * How the lifetimes and gaps given to a problem are written.
+ */
+typedef enum minimalloc_lifetime {
+  /**
+   * `[lower, upper)`: alive from `lower` up to, not including, `upper`
+   * (the default).
+   */
+  MINIMALLOC_LIFETIME_HALF_OPEN = 0,
+  /**
+   * `[lower, upper]`: alive at both ends (XLA, shared-memory planners).
+   */
+  MINIMALLOC_LIFETIME_INCLUSIVE = 1,
+  /**
+   * `(lower, upper)`: alive strictly between the ends.
+   */
+  MINIMALLOC_LIFETIME_EXCLUSIVE = 2,
+} minimalloc_lifetime;
 
 /**
  * Settings of a solve and the statistics of the last one. Opaque; made by
@@ -91,7 +167,8 @@ const char *minimalloc_status_str(minimalloc_status status);
 const char *minimalloc_version(void);
 
 /**
- * Options with no timeout, no node limit, the cancel flag clear.
+ * Options to fit the capacity by any strategy, with no timeout, no node
+ * limit, the cancel flag clear, seed 0, one thread and base address 0.
  */
 struct minimalloc_options *minimalloc_options_new(void);
 
@@ -142,6 +219,97 @@ enum minimalloc_status minimalloc_options_cancel(const struct minimalloc_options
 enum minimalloc_status minimalloc_options_reset_cancel(struct minimalloc_options *options);
 
 /**
+ * Sets what solves aim for: `MINIMALLOC_OBJECTIVE_FIT` (the default) or
+ * `MINIMALLOC_OBJECTIVE_MINIMIZE`. A value that names neither is an
+ * invalid argument; minimising in a build without the heuristics (the
+ * tiny one) is unsupported. Either way the options are unchanged.
+ *
+ * # Safety
+ * `options` is NULL or a live handle.
+ */
+enum minimalloc_status minimalloc_options_set_objective(struct minimalloc_options *options,
+                                                        minimalloc_objective objective);
+
+/**
+ * Sets which strategies solves may use (`MINIMALLOC_STRATEGY_AUTO` by
+ * default). A value that names none is an invalid argument; a heuristic
+ * in a build without them (the tiny one) is unsupported. Either way the
+ * options are unchanged.
+ *
+ * # Safety
+ * `options` is NULL or a live handle.
+ */
+enum minimalloc_status minimalloc_options_set_strategy(struct minimalloc_options *options,
+                                                       minimalloc_strategy strategy);
+
+/**
+ * Seeds the improving restarts: the same seed, problem and options give
+ * the same offsets on any number of threads, unless a timeout cuts the
+ * restarts short (set a restart count for results that never depend on
+ * timing).
+ *
+ * # Safety
+ * `options` is NULL or a live handle.
+ */
+enum minimalloc_status minimalloc_options_set_seed(struct minimalloc_options *options,
+                                                   uint64_t seed);
+
+/**
+ * Threads a solve may use for its restarts, beside the exact search: 1
+ * by default (a compiler pass should not start threads it did not ask
+ * for), 0 for every core. Builds without threads use 1 whatever is set.
+ *
+ * # Safety
+ * `options` is NULL or a live handle.
+ */
+enum minimalloc_status minimalloc_options_set_threads(struct minimalloc_options *options,
+                                                      uint32_t threads);
+
+/**
+ * Improving restarts to run (0, the default: until the timeout, or 64
+ * without one).
+ *
+ * # Safety
+ * `options` is NULL or a live handle.
+ */
+enum minimalloc_status minimalloc_options_set_restarts(struct minimalloc_options *options,
+                                                       uint64_t restarts);
+
+/**
+ * Adds `base` to every offset of later solutions: they hold addresses in
+ * an arena that starts at `base`. A negative `base` is an invalid
+ * argument; at solve time `base` must also be a multiple of every
+ * buffer's alignment (addresses stay aligned) and `base` plus the height
+ * must fit in 64 bits, or the solve fails with an invalid argument.
+ * Fixed offsets and hints stay relative to the arena.
+ *
+ * # Safety
+ * `options` is NULL or a live handle.
+ */
+enum minimalloc_status minimalloc_options_set_base(struct minimalloc_options *options,
+                                                   int64_t base);
+
+/**
+ * The proven lower bound on the height from the last solve with these
+ * options: the max load, the highest fixed buffer, or more when the exact
+ * search proved capacities infeasible (-1 for NULL).
+ *
+ * # Safety
+ * `options` is NULL or a live handle.
+ */
+int64_t minimalloc_options_lower_bound(const struct minimalloc_options *options);
+
+/**
+ * 1 if the last solve with these options returned a placement whose
+ * height equals the proven lower bound (no lower height exists), else 0
+ * (also for NULL).
+ *
+ * # Safety
+ * `options` is NULL or a live handle.
+ */
+int minimalloc_options_optimal(const struct minimalloc_options *options);
+
+/**
  * Search nodes visited by the last solve with these options (0 for NULL).
  *
  * # Safety
@@ -160,39 +328,12 @@ uint64_t minimalloc_options_elapsed_us(const struct minimalloc_options *options)
 
 /**
  * Why the last solve with these options did not succeed, or "" if it
- * did. NULL only for NULL options. Valid until the next solve with them.
+ * did; or why a setter refused its value since. NULL only for NULL options. Valid until the next solve with them.
  *
  * # Safety
  * `options` is NULL or a live handle.
  */
 const char *minimalloc_options_last_error(const struct minimalloc_options *options);
-
-/**
- * Places every buffer of `problem` below its capacity, with no options
- * but a timeout (0: none). On `MINIMALLOC_STATUS_OK` writes a new
- * solution to `out_solution`, which the caller frees; on any other status
- * `out_solution` is left alone. An empty problem solves with height 0.
- *
- * # Safety
- * `problem` is NULL or a live handle; `out_solution` is NULL or writable.
- */
-enum minimalloc_status minimalloc_solve(const struct minimalloc_problem *problem,
-                                        uint64_t timeout_ms,
-                                        struct minimalloc_solution **out_solution);
-
-/**
- * Like `minimalloc_solve`, with `options`: their timeout, node limit and
- * cancel flag; the statistics and any failure message are left in them.
- * Several threads may solve with different options at once, or with the
- * same `problem`.
- *
- * # Safety
- * `problem` and `options` are NULL or live handles; `out_solution` is
- * NULL or writable.
- */
-enum minimalloc_status minimalloc_solve_with(const struct minimalloc_problem *problem,
-                                             const struct minimalloc_options *options,
-                                             struct minimalloc_solution **out_solution);
 
 /**
  * A new problem with no buffers, or NULL if `capacity <= 0`.
@@ -208,7 +349,21 @@ struct minimalloc_problem *minimalloc_problem_new(int64_t capacity);
 void minimalloc_problem_free(struct minimalloc_problem *problem);
 
 /**
- * Adds a buffer alive during `[lower, upper)` with `size` bytes whose
+ * Sets how the lifetimes and gaps of buffers added from now on are
+ * written: `MINIMALLOC_LIFETIME_HALF_OPEN` (the default),
+ * `MINIMALLOC_LIFETIME_INCLUSIVE` or `MINIMALLOC_LIFETIME_EXCLUSIVE`. They
+ * are stored half-open. A value that names none is an invalid argument
+ * and changes nothing.
+ *
+ * # Safety
+ * `problem` is NULL or a live handle.
+ */
+enum minimalloc_status minimalloc_problem_set_lifetime(struct minimalloc_problem *problem,
+                                                       minimalloc_lifetime lifetime);
+
+/**
+ * Adds a buffer alive during `[lower, upper)` (or as set by
+ * `minimalloc_problem_set_lifetime`) with `size` bytes whose
  * offset must be a multiple of `alignment`; writes its index to
  * `out_index`. Invalid values give `MINIMALLOC_STATUS_INVALID_ARGUMENT`
  * (see `minimalloc_problem_last_error`) and change nothing.
@@ -243,7 +398,8 @@ enum minimalloc_status minimalloc_problem_add_buffers(struct minimalloc_problem 
                                                       size_t *out_first);
 
 /**
- * Adds a gap `[lower, upper)` to buffer `index`: a stretch of its
+ * Adds a gap `[lower, upper)` (or in the convention set by
+ * `minimalloc_problem_set_lifetime`) to buffer `index`: a stretch of its
  * lifetime where it is dead and its memory free for others.
  *
  * # Safety
@@ -346,6 +502,34 @@ int64_t minimalloc_solution_height(const struct minimalloc_solution *solution);
  * `solution` is NULL or a handle from `minimalloc_solve*` not yet freed.
  */
 void minimalloc_solution_free(struct minimalloc_solution *solution);
+
+/**
+ * Places every buffer of `problem` below its capacity, with no options
+ * but a timeout (0: none). On `MINIMALLOC_STATUS_OK` writes a new
+ * solution to `out_solution`, which the caller frees; on any other status
+ * `out_solution` is left alone. An empty problem solves with height 0.
+ *
+ * # Safety
+ * `problem` is NULL or a live handle; `out_solution` is NULL or writable.
+ */
+enum minimalloc_status minimalloc_solve(const struct minimalloc_problem *problem,
+                                        uint64_t timeout_ms,
+                                        struct minimalloc_solution **out_solution);
+
+/**
+ * Like `minimalloc_solve`, with `options`: their objective, strategy,
+ * timeout, node limit, cancel flag, seed, threads and base address; the
+ * statistics, the lower bound, the optimal flag and any failure message
+ * are left in them. Several threads may solve with different options at
+ * once, or with the same `problem`.
+ *
+ * # Safety
+ * `problem` and `options` are NULL or live handles; `out_solution` is
+ * NULL or writable.
+ */
+enum minimalloc_status minimalloc_solve_with(const struct minimalloc_problem *problem,
+                                             const struct minimalloc_options *options,
+                                             struct minimalloc_solution **out_solution);
 
 #ifdef __cplusplus
 }  // extern "C"

@@ -99,13 +99,13 @@ impl<'a> Deadline<'a> {
         d
     }
 
-    /// `Err` once the deadline has passed or the flag is set.
-    #[inline]
+    /// `Err` once the deadline has passed or the flag is set. (Polled
+    /// every few thousand units of work, so not worth inlining.)
+    #[inline(never)]
     pub fn check(&self) -> Result<(), Stop> {
-        for flag in [self.cancel, self.halt].into_iter().flatten() {
-            if flag.load(Ordering::Relaxed) {
-                return Err(Stop::Cancelled);
-            }
+        let set = |flag: Option<&AtomicBool>| flag.is_some_and(|f| f.load(Ordering::Relaxed));
+        if set(self.cancel) || set(self.halt) {
+            return Err(Stop::Cancelled);
         }
         if self.end_ns != u64::MAX {
             if let Some(now) = self.clock {

@@ -32,15 +32,23 @@ pub enum Field {
 
 impl fmt::Display for Field {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.write_to(f)
+    }
+}
+
+impl Field {
+    /// Writes the field's name (what Display shows) to any writer, without
+    /// core::fmt's machinery (see crate::text).
+    pub(crate) fn write_to(&self, f: &mut dyn crate::text::Out) -> fmt::Result {
         match self {
-            Field::Id => f.write_str("id"),
-            Field::Lower => f.write_str("lower"),
-            Field::Upper => f.write_str("upper"),
-            Field::Size => f.write_str("size"),
-            Field::Alignment => f.write_str("alignment"),
+            Field::Id => f.put("id"),
+            Field::Lower => f.put("lower"),
+            Field::Upper => f.put("upper"),
+            Field::Size => f.put("size"),
+            Field::Alignment => f.put("alignment"),
             Field::Gap(i) => fill(f, "gap {}", &[U(*i as u64)]),
-            Field::Offset => f.write_str("offset"),
-            Field::Hint => f.write_str("hint"),
+            Field::Offset => f.put("offset"),
+            Field::Hint => f.put("hint"),
         }
     }
 }
@@ -104,6 +112,14 @@ pub enum BufferError {
         /// The buffer's alignment.
         alignment: i64,
     },
+    /// A span in another lifetime convention that does not fit in 64
+    /// bits once made half-open.
+    Unconvertible {
+        /// The span's start, as given.
+        lower: i64,
+        /// The span's end, as given.
+        upper: i64,
+    },
     /// `offset + size` does not fit in 64 bits.
     Overflow {
         /// The offset.
@@ -129,6 +145,13 @@ pub enum BufferError {
 
 impl fmt::Display for BufferError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.write_to(f)
+    }
+}
+
+impl BufferError {
+    /// Writes the reason (what Display shows) to any writer.
+    pub(crate) fn write_to(&self, f: &mut dyn crate::text::Out) -> fmt::Result {
         match *self {
             BufferError::NotPositive(v) => fill(f, "must be positive, got {}", &[I(v)]),
             BufferError::Negative(v) => fill(f, "must not be negative, got {}", &[I(v)]),
@@ -170,6 +193,11 @@ impl fmt::Display for BufferError {
                 "{} is not a multiple of the alignment {}",
                 &[I(offset), I(alignment)],
             ),
+            BufferError::Unconvertible { lower, upper } => fill(
+                f,
+                "{} to {} does not fit in 64 bits when made half-open",
+                &[I(lower), I(upper)],
+            ),
             BufferError::Overflow { offset, size } => fill(
                 f,
                 "{} + size {} overflows a 64-bit offset",
@@ -207,6 +235,26 @@ pub enum Error {
         /// What is wrong with it.
         reason: BufferError,
     },
+    /// A negative base address.
+    NegativeBase(i64),
+    /// A base address that would misalign a buffer.
+    MisalignedBase {
+        /// The base address.
+        base: i64,
+        /// Position of the first buffer it misaligns.
+        index: usize,
+        /// Its id.
+        id: String,
+        /// Its alignment.
+        alignment: i64,
+    },
+    /// A base address plus the height does not fit in 64 bits.
+    BaseOverflow {
+        /// The base address.
+        base: i64,
+        /// The placement's height.
+        height: i64,
+    },
     /// An index that names no buffer.
     NoSuchBuffer {
         /// The index given.
@@ -218,6 +266,13 @@ pub enum Error {
 
 impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.write_to(f)
+    }
+}
+
+impl Error {
+    /// Writes the message (what Display shows) to any writer.
+    pub(crate) fn write_to(&self, f: &mut dyn crate::text::Out) -> fmt::Result {
         match self {
             Error::Capacity(c) => fill(f, "capacity must be positive, got {}", &[I(*c)]),
             Error::Buffer {
@@ -227,10 +282,28 @@ impl fmt::Display for Error {
                 reason,
             } => {
                 fill(f, "buffer {} (id \"{}\"): ", &[U(*index as u64), S(id)])?;
-                fmt::Display::fmt(field, f)?;
-                f.write_str(" ")?;
-                fmt::Display::fmt(reason, f)
+                field.write_to(f)?;
+                f.put(" ")?;
+                reason.write_to(f)
             }
+            Error::NegativeBase(base) => {
+                fill(f, "base address must not be negative, got {}", &[I(*base)])
+            }
+            Error::MisalignedBase {
+                base,
+                index,
+                id,
+                alignment,
+            } => fill(
+                f,
+                "base address {} is not a multiple of buffer {} (id \"{}\")'s alignment {}",
+                &[I(*base), U(*index as u64), S(id), I(*alignment)],
+            ),
+            Error::BaseOverflow { base, height } => fill(
+                f,
+                "base address {} + height {} overflows a 64-bit address",
+                &[I(*base), I(*height)],
+            ),
             Error::NoSuchBuffer { index, len } => fill(
                 f,
                 "buffer {} does not exist (the problem has {} buffers)",

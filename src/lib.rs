@@ -68,7 +68,9 @@ mod text;
 mod trees;
 
 pub use deadline::{Deadline, Stop};
-pub use plan::{plan, Method, Objective, Options, Outcome, Progress, Report, Source, Status};
+pub use plan::{plan, Method, Objective, Options, Outcome, Source, Status};
+#[cfg(feature = "heuristics")]
+pub use plan::{Progress, Report};
 pub use problem::{Buffer, BufferError, Error, Field, Gap, Lifetime, Problem, Window};
 pub use solution::{validate, Solution, ValidationError};
 pub use sweep::max_load;

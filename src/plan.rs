@@ -75,6 +75,7 @@ impl fmt::Display for Source {
 }
 
 /// A report of progress while planning.
+#[cfg(feature = "heuristics")]
 #[derive(Clone, Copy, Debug)]
 pub struct Report {
     /// Height of the best placement so far (`None`: none yet).
@@ -87,9 +88,11 @@ pub struct Report {
 
 /// A callback for [`Report`]s, called when the best height or the lower
 /// bound changes.
+#[cfg(feature = "heuristics")]
 #[derive(Clone)]
 pub struct Progress(pub Arc<dyn Fn(&Report) + Send + Sync>);
 
+#[cfg(feature = "heuristics")]
 impl fmt::Debug for Progress {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str("Progress(..)")
@@ -122,7 +125,9 @@ pub struct Options {
     /// Improving restarts to run (`None`: until the timeout, or a default
     /// number without one).
     pub restarts: Option<u64>,
-    /// Called as the best placement improves.
+    /// Called as the best placement improves (reports come from the
+    /// minimisation, which needs the heuristics).
+    #[cfg(feature = "heuristics")]
     pub progress: Option<Progress>,
 }
 
@@ -141,6 +146,7 @@ impl Default for Options {
             seed: 0,
             threads: 0,
             restarts: None,
+            #[cfg(feature = "heuristics")]
             progress: None,
         }
     }
@@ -248,16 +254,24 @@ pub fn plan(problem: &Problem, options: &Options) -> Outcome {
         return Outcome::empty(0).stop(stop);
     }
     #[cfg(feature = "heuristics")]
-    if options.method != Method::Exact || options.objective != Objective::Fit {
-        return crate::portfolio::plan(problem, options, deadline);
+    let mut outcome = if options.method != Method::Exact || options.objective != Objective::Fit {
+        crate::portfolio::plan(problem, options, deadline)
+    } else {
+        exact_only(problem, options, &deadline)
+    };
+    #[cfg(not(feature = "heuristics"))]
+    let mut outcome = exact_only(problem, options, &deadline);
+    // Whatever found it, a placement at the proven bound is optimal.
+    if let Some(s) = &outcome.solution {
+        outcome.optimal = s.height(problem) <= outcome.lower_bound;
     }
-    exact_only(problem, options, &deadline)
+    outcome
 }
 
 /// The exact search alone, at the problem's capacity.
 pub(crate) fn exact_only(problem: &Problem, options: &Options, deadline: &Deadline<'_>) -> Outcome {
     let (verdict, stats) = solver::solve(problem, problem.capacity(), &options.solver, deadline);
-    let mut outcome = Outcome::empty(0);
+    let mut outcome = Outcome::empty(stats.lower_bound);
     outcome.stats = stats;
     match verdict {
         Verdict::Solved(offsets) => {

@@ -304,6 +304,29 @@ impl Problem {
         &self.buffers
     }
 
+    /// Checks that an arena may start at `base`: not negative, and a
+    /// multiple of every buffer's alignment, so that addresses stay as
+    /// aligned as offsets. (See [`crate::Solution::addresses`].)
+    pub fn check_base(&self, base: i64) -> Result<(), Error> {
+        if base < 0 {
+            return Err(Error::NegativeBase(base));
+        }
+        match self
+            .buffers
+            .iter()
+            .enumerate()
+            .find(|(_, b)| base % b.alignment != 0)
+        {
+            Some((index, b)) => Err(Error::MisalignedBase {
+                base,
+                index,
+                id: b.id.clone(),
+                alignment: b.alignment,
+            }),
+            None => Ok(()),
+        }
+    }
+
     /// Number of buffers.
     pub fn len(&self) -> usize {
         self.buffers.len()

@@ -8,7 +8,7 @@
 use alloc::collections::BTreeMap;
 use alloc::vec::Vec;
 
-use crate::problem::Problem;
+use crate::problem::{Error, Problem};
 
 /// An offset for every buffer, in the problem's order.
 #[derive(Clone, Debug, PartialEq, Eq, Default)]
@@ -26,6 +26,20 @@ impl Solution {
             .map(|(&o, b)| o.saturating_add(b.size))
             .max()
             .unwrap_or(0)
+    }
+
+    /// The offsets plus `base`: the buffers' addresses in an arena that
+    /// starts at `base`. `base` must not be negative, must keep every
+    /// buffer aligned (be a multiple of each alignment), and base plus the
+    /// height must fit in 64 bits; otherwise the error says which rule
+    /// fails and for which buffer.
+    pub fn addresses(&self, problem: &Problem, base: i64) -> Result<Vec<i64>, Error> {
+        problem.check_base(base)?;
+        let height = self.height(problem);
+        if height.checked_add(base).is_none() {
+            return Err(Error::BaseOverflow { base, height });
+        }
+        Ok(self.offsets.iter().map(|&o| o + base).collect())
     }
 }
 

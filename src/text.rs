@@ -3,7 +3,28 @@
 //! kilobytes, and every `write!` with arguments costs some; this costs
 //! one small function for all messages.
 
-use core::fmt::{self, Write};
+use core::fmt;
+
+/// Where messages go: a `String` or a `Formatter`. Only `put` is needed,
+/// and a trait object of `fmt::Write` would also carry `write_fmt` (and
+/// with it `core::fmt::write`) into the on-device build.
+pub(crate) trait Out {
+    /// Appends `s`.
+    fn put(&mut self, s: &str) -> fmt::Result;
+}
+
+impl Out for alloc::string::String {
+    fn put(&mut self, s: &str) -> fmt::Result {
+        self.push_str(s);
+        Ok(())
+    }
+}
+
+impl Out for fmt::Formatter<'_> {
+    fn put(&mut self, s: &str) -> fmt::Result {
+        self.write_str(s)
+    }
+}
 
 /// A value for a `{}` hole.
 #[derive(Clone, Copy)]
@@ -17,7 +38,7 @@ pub(crate) enum Arg<'a> {
 }
 
 /// Writes `template` to `out`, each `{}` replaced by the next of `args`.
-pub(crate) fn fill(out: &mut dyn Write, template: &str, args: &[Arg<'_>]) -> fmt::Result {
+pub(crate) fn fill(out: &mut dyn Out, template: &str, args: &[Arg<'_>]) -> fmt::Result {
     let mut args = args.iter();
     let bytes = template.as_bytes();
     let mut start = 0;
@@ -27,39 +48,39 @@ pub(crate) fn fill(out: &mut dyn Write, template: &str, args: &[Arg<'_>]) -> fmt
             i += 1;
             continue;
         }
-        out.write_str(template.get(start..i).unwrap_or(""))?;
+        out.put(template.get(start..i).unwrap_or(""))?;
         match args.next() {
             Some(Arg::I(v)) => {
                 if *v < 0 {
-                    out.write_char('-')?;
+                    out.put("-")?;
                 }
                 write_u64(out, v.unsigned_abs())?;
             }
             Some(Arg::U(v)) => write_u64(out, *v)?,
-            Some(Arg::S(s)) => out.write_str(s)?,
-            None => out.write_str("{}")?,
+            Some(Arg::S(s)) => out.put(s)?,
+            None => out.put("{}")?,
         }
         i += 2;
         start = i;
     }
-    out.write_str(template.get(start..).unwrap_or(""))
+    out.put(template.get(start..).unwrap_or(""))
 }
 
-fn write_u64(out: &mut dyn Write, mut v: u64) -> fmt::Result {
-    let mut digits = [0u8; 20];
-    let mut i = digits.len();
+fn write_u64(out: &mut dyn Out, v: u64) -> fmt::Result {
+    // Most significant digit first, each a one-character slice of DIGITS.
+    const DIGITS: &str = "0123456789";
+    let mut scale = 1u64;
+    while v / scale >= 10 {
+        scale *= 10;
+    }
     loop {
-        i -= 1;
-        digits[i] = b'0' + (v % 10) as u8;
-        v /= 10;
-        if v == 0 {
-            break;
+        let d = ((v / scale) % 10) as usize;
+        out.put(DIGITS.get(d..d + 1).unwrap_or("?"))?;
+        if scale == 1 {
+            return Ok(());
         }
+        scale /= 10;
     }
-    for &d in &digits[i..] {
-        out.write_char(d as char)?;
-    }
-    Ok(())
 }
 
 /// `fill` into a new string.

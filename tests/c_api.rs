@@ -117,7 +117,9 @@ fn long_search() -> [String; 2] {
     [csv.display().to_string(), "986112".into()]
 }
 
-fn api_test(dir: &Path, extra: &[&str], lib: &Path) {
+/// Builds and runs c_tests/api_test.c; `build_kind` is "full" or "tiny" (the
+/// tiny build must refuse minimising and the heuristics as unsupported).
+fn api_test(dir: &Path, extra: &[&str], lib: &Path, build_kind: &str) {
     let exe = dir.join("api_test");
     let mut flags: Vec<String> = C_FLAGS.iter().map(|s| s.to_string()).collect();
     flags.extend(extra.iter().map(|s| s.to_string()));
@@ -125,13 +127,16 @@ fn api_test(dir: &Path, extra: &[&str], lib: &Path) {
     flags.extend(link_flags(lib));
     let flags: Vec<&str> = flags.iter().map(String::as_str).collect();
     build(false, &[root().join("c_tests/api_test.c")], &flags, &exe);
-    let out = run(Command::new(&exe).args(long_search()), "api_test");
+    let out = run(
+        Command::new(&exe).args(long_search()).arg(build_kind),
+        "api_test",
+    );
     assert!(out.contains("api_test: ok"), "{out}");
 }
 
 #[test]
 fn c_api_test() {
-    api_test(&scratch("api"), &[], lib_dir());
+    api_test(&scratch("api"), &[], lib_dir(), "full");
 }
 
 #[test]
@@ -141,6 +146,7 @@ fn c_api_test_under_address_sanitizer() {
         &scratch("asan"),
         &["-fsanitize=address", "-fno-omit-frame-pointer"],
         lib_dir(),
+        "full",
     );
 }
 
@@ -255,7 +261,7 @@ fn tiny_build_has_the_same_api() {
     ] {
         std::os::unix::fs::symlink(&tiny, lib.join(name)).unwrap();
     }
-    api_test(&dir, &[], &lib);
+    api_test(&dir, &[], &lib, "tiny");
 }
 
 fn have(tool: &str) -> bool {

@@ -1,6 +1,7 @@
 //! The C ABI: `include/minimalloc.h` is generated from this module.
 //!
-//! One file per handle type: [`problem`], [`solution`], [`options`].
+//! One file per handle type: [`problem`], [`solution`], [`options`]; the
+//! solve calls that join them in [`solve`].
 //! Conventions (those of rustls-ffi):
 //! - handles are opaque, made by `*_new` or `minimalloc_solve*`, released
 //!   by `*_free`, which accepts NULL;
@@ -18,6 +19,7 @@
 pub mod options;
 pub mod problem;
 pub mod solution;
+pub mod solve;
 
 use alloc::string::String;
 use alloc::vec::Vec;
@@ -45,10 +47,13 @@ pub enum minimalloc_status {
     /// No placement found and no proof that none exists (a node limit ran
     /// out, or gap windows let some buffers interleave).
     NotFound = 7,
+    /// The feature asked for is not in this build (the tiny build has the
+    /// exact search only).
+    Unsupported = 8,
 }
 
 impl minimalloc_status {
-    const ALL: [minimalloc_status; 8] = [
+    const ALL: [minimalloc_status; 9] = [
         minimalloc_status::Ok,
         minimalloc_status::Infeasible,
         minimalloc_status::Timeout,
@@ -57,6 +62,7 @@ impl minimalloc_status {
         minimalloc_status::NullPointer,
         minimalloc_status::Internal,
         minimalloc_status::NotFound,
+        minimalloc_status::Unsupported,
     ];
 
     /// A static name.
@@ -70,6 +76,7 @@ impl minimalloc_status {
             minimalloc_status::NullPointer => c"null pointer",
             minimalloc_status::Internal => c"internal error",
             minimalloc_status::NotFound => c"no placement found (not a proof)",
+            minimalloc_status::Unsupported => c"not supported by this build",
         }
     }
 }
@@ -136,10 +143,9 @@ impl Message {
     }
 
     /// Sets the message to `error`'s text.
-    pub(crate) fn set_error(&self, error: &impl core::fmt::Display) {
+    pub(crate) fn set_error(&self, error: &crate::problem::Error) {
         let mut text = String::new();
-        // Our Display impls write plain text (see crate::text).
-        let _ = core::fmt::Write::write_fmt(&mut text, format_args!("{error}"));
+        let _ = error.write_to(&mut text);
         self.set(&text);
     }
 
@@ -195,7 +201,7 @@ mod tests {
             let text = unsafe { core::ffi::CStr::from_ptr(p) }.to_str().unwrap();
             assert!(!text.is_empty() && text != "unknown status");
         }
-        for bad in [-1, 8, 1000, c_int::MIN] {
+        for bad in [-1, 9, 1000, c_int::MIN] {
             let p = minimalloc_status_str(StatusCode(bad));
             assert_eq!(
                 unsafe { core::ffi::CStr::from_ptr(p) }.to_str().unwrap(),

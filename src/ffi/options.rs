@@ -1,35 +1,85 @@
-//! `minimalloc_options`: how to solve (timeout, cancel flag, node limit)
-//! and what the last solve did. Every field is atomic, so that another
-//! thread may cancel while a solve runs.
+//! `minimalloc_options`: how to solve (objective, strategy, timeout, cancel
+//! flag, node limit, seed, threads, base address) and what the last solve
+//! did (nodes, time, lower bound, whether proven optimal). Every field is
+//! atomic, so that another thread may cancel while a solve runs.
 
 use alloc::boxed::Box;
 use alloc::sync::Arc;
-use core::ffi::c_char;
+use core::ffi::{c_char, c_int};
 use core::ptr;
-use core::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use core::time::Duration;
+use core::sync::atomic::{AtomicBool, AtomicI64, AtomicU64, Ordering};
 
-use super::problem::minimalloc_problem;
-use super::solution::minimalloc_solution;
 use super::{guard, minimalloc_status, Message};
-use crate::plan::{plan, Options, Status};
-use crate::text::{
-    format,
-    Arg::{I, U},
-};
+use crate::text::{format, Arg::I};
+
+/// What a solve aims for.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum minimalloc_objective {
+    /// Any placement below the capacity (the default).
+    Fit = 0,
+    /// The lowest height found within the timeout; the capacity is an
+    /// upper bound. Read the proven lower bound and whether the height
+    /// meets it with `minimalloc_options_lower_bound` and
+    /// `minimalloc_options_optimal`. Needs the heuristics (not in the tiny
+    /// build).
+    Minimize = 1,
+}
+
+/// Which strategies a solve may use: all of them as needed, the exact
+/// search alone, or one heuristic alone.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum minimalloc_strategy {
+    /// Heuristics first, then the exact search (below 50,000 buffers) with
+    /// improving restarts beside it: the default.
+    Auto = 0,
+    /// The exact search alone.
+    Exact = 1,
+    /// Only the contention-ordered skyline. This and the heuristics below
+    /// run with their improving restarts when minimising; none is in the
+    /// tiny build.
+    Skyline = 2,
+    /// Only first-fit by decreasing size, jumping past conflicts.
+    FirstFit = 3,
+    /// Only best-fit by decreasing size (smallest sufficient hole).
+    BestFit = 4,
+    /// Only first-fit by decreasing size, then lifetime ("big rocks").
+    BigRocks = 5,
+}
+
+/// An objective as received from C: any `int`, checked before use. The
+/// header spells it `minimalloc_objective`.
+#[repr(transparent)]
+pub struct ObjectiveCode(c_int);
+
+/// A strategy as received from C, checked before use. The header spells
+/// it `minimalloc_strategy`.
+#[repr(transparent)]
+pub struct StrategyCode(c_int);
 
 /// Settings of a solve and the statistics of the last one. Opaque; made by
 /// `minimalloc_options_new`, released by `minimalloc_options_free`.
 pub struct minimalloc_options {
-    timeout_ms: AtomicU64,
-    node_limit: AtomicU64,
-    cancel: Arc<AtomicBool>,
-    nodes: AtomicU64,
-    elapsed_ns: AtomicU64,
-    error: Message,
+    pub(super) timeout_ms: AtomicU64,
+    pub(super) node_limit: AtomicU64,
+    pub(super) cancel: Arc<AtomicBool>,
+    /// `minimalloc_objective` and `minimalloc_strategy` values, checked.
+    pub(super) objective: AtomicU64,
+    pub(super) strategy: AtomicU64,
+    pub(super) seed: AtomicU64,
+    pub(super) threads: AtomicU64,
+    pub(super) restarts: AtomicU64,
+    pub(super) base: AtomicI64,
+    pub(super) nodes: AtomicU64,
+    pub(super) elapsed_ns: AtomicU64,
+    pub(super) lower_bound: AtomicI64,
+    pub(super) optimal: AtomicBool,
+    pub(super) error: Message,
 }
 
-/// Options with no timeout, no node limit, the cancel flag clear.
+/// Options to fit the capacity by any strategy, with no timeout, no node
+/// limit, the cancel flag clear, seed 0, one thread and base address 0.
 #[no_mangle]
 pub extern "C" fn minimalloc_options_new() -> *mut minimalloc_options {
     guard(ptr::null_mut(), || {
@@ -37,8 +87,16 @@ pub extern "C" fn minimalloc_options_new() -> *mut minimalloc_options {
             timeout_ms: AtomicU64::new(0),
             node_limit: AtomicU64::new(0),
             cancel: Arc::new(AtomicBool::new(false)),
+            objective: AtomicU64::new(minimalloc_objective::Fit as u64),
+            strategy: AtomicU64::new(minimalloc_strategy::Auto as u64),
+            seed: AtomicU64::new(0),
+            threads: AtomicU64::new(1),
+            restarts: AtomicU64::new(0),
+            base: AtomicI64::new(0),
             nodes: AtomicU64::new(0),
             elapsed_ns: AtomicU64::new(0),
+            lower_bound: AtomicI64::new(0),
+            optimal: AtomicBool::new(false),
             error: Message::new(),
         }))
     })
@@ -110,6 +168,154 @@ pub unsafe extern "C" fn minimalloc_options_reset_cancel(
     with_options(options, |o| o.cancel.store(false, Ordering::Relaxed))
 }
 
+/// Sets what solves aim for: `MINIMALLOC_OBJECTIVE_FIT` (the default) or
+/// `MINIMALLOC_OBJECTIVE_MINIMIZE`. A value that names neither is an
+/// invalid argument; minimising in a build without the heuristics (the
+/// tiny one) is unsupported. Either way the options are unchanged.
+///
+/// # Safety
+/// `options` is NULL or a live handle.
+#[no_mangle]
+pub unsafe extern "C" fn minimalloc_options_set_objective(
+    options: *mut minimalloc_options,
+    objective: ObjectiveCode,
+) -> minimalloc_status {
+    set_checked(options, |o| {
+        let value = match objective.0 {
+            0 => minimalloc_objective::Fit,
+            1 => minimalloc_objective::Minimize,
+            other => return Err(unknown("objective", other)),
+        };
+        if value == minimalloc_objective::Minimize && !cfg!(feature = "heuristics") {
+            return Err(unsupported("minimising"));
+        }
+        o.objective.store(value as u64, Ordering::Relaxed);
+        Ok(())
+    })
+}
+
+/// Sets which strategies solves may use (`MINIMALLOC_STRATEGY_AUTO` by
+/// default). A value that names none is an invalid argument; a heuristic
+/// in a build without them (the tiny one) is unsupported. Either way the
+/// options are unchanged.
+///
+/// # Safety
+/// `options` is NULL or a live handle.
+#[no_mangle]
+pub unsafe extern "C" fn minimalloc_options_set_strategy(
+    options: *mut minimalloc_options,
+    strategy: StrategyCode,
+) -> minimalloc_status {
+    set_checked(options, |o| {
+        if !(0..=5).contains(&strategy.0) {
+            return Err(unknown("strategy", strategy.0));
+        }
+        if strategy.0 >= minimalloc_strategy::Skyline as c_int && !cfg!(feature = "heuristics") {
+            return Err(unsupported("the heuristics are"));
+        }
+        o.strategy.store(strategy.0 as u64, Ordering::Relaxed);
+        Ok(())
+    })
+}
+
+/// Seeds the improving restarts: the same seed, problem and options give
+/// the same offsets on any number of threads, unless a timeout cuts the
+/// restarts short (set a restart count for results that never depend on
+/// timing).
+///
+/// # Safety
+/// `options` is NULL or a live handle.
+#[no_mangle]
+pub unsafe extern "C" fn minimalloc_options_set_seed(
+    options: *mut minimalloc_options,
+    seed: u64,
+) -> minimalloc_status {
+    with_options(options, |o| o.seed.store(seed, Ordering::Relaxed))
+}
+
+/// Threads a solve may use for its restarts, beside the exact search: 1
+/// by default (a compiler pass should not start threads it did not ask
+/// for), 0 for every core. Builds without threads use 1 whatever is set.
+///
+/// # Safety
+/// `options` is NULL or a live handle.
+#[no_mangle]
+pub unsafe extern "C" fn minimalloc_options_set_threads(
+    options: *mut minimalloc_options,
+    threads: u32,
+) -> minimalloc_status {
+    with_options(options, |o| {
+        o.threads.store(u64::from(threads), Ordering::Relaxed)
+    })
+}
+
+/// Improving restarts to run (0, the default: until the timeout, or 64
+/// without one).
+///
+/// # Safety
+/// `options` is NULL or a live handle.
+#[no_mangle]
+pub unsafe extern "C" fn minimalloc_options_set_restarts(
+    options: *mut minimalloc_options,
+    restarts: u64,
+) -> minimalloc_status {
+    with_options(options, |o| o.restarts.store(restarts, Ordering::Relaxed))
+}
+
+/// Adds `base` to every offset of later solutions: they hold addresses in
+/// an arena that starts at `base`. A negative `base` is an invalid
+/// argument; at solve time `base` must also be a multiple of every
+/// buffer's alignment (addresses stay aligned) and `base` plus the height
+/// must fit in 64 bits, or the solve fails with an invalid argument.
+/// Fixed offsets and hints stay relative to the arena.
+///
+/// # Safety
+/// `options` is NULL or a live handle.
+#[no_mangle]
+pub unsafe extern "C" fn minimalloc_options_set_base(
+    options: *mut minimalloc_options,
+    base: i64,
+) -> minimalloc_status {
+    set_checked(options, |o| {
+        if base < 0 {
+            return Err((
+                minimalloc_status::InvalidArgument,
+                format("base address must not be negative, got {}", &[I(base)]),
+            ));
+        }
+        o.base.store(base, Ordering::Relaxed);
+        Ok(())
+    })
+}
+
+/// The proven lower bound on the height from the last solve with these
+/// options: the max load, the highest fixed buffer, or more when the exact
+/// search proved capacities infeasible (-1 for NULL).
+///
+/// # Safety
+/// `options` is NULL or a live handle.
+#[no_mangle]
+pub unsafe extern "C" fn minimalloc_options_lower_bound(options: *const minimalloc_options) -> i64 {
+    // Safety: NULL or a live handle, by contract.
+    guard(-1, || {
+        unsafe { options.as_ref() }.map_or(-1, |o| o.lower_bound.load(Ordering::Relaxed))
+    })
+}
+
+/// 1 if the last solve with these options returned a placement whose
+/// height equals the proven lower bound (no lower height exists), else 0
+/// (also for NULL).
+///
+/// # Safety
+/// `options` is NULL or a live handle.
+#[no_mangle]
+pub unsafe extern "C" fn minimalloc_options_optimal(options: *const minimalloc_options) -> c_int {
+    // Safety: NULL or a live handle, by contract.
+    guard(0, || {
+        unsafe { options.as_ref() }.map_or(0, |o| c_int::from(o.optimal.load(Ordering::Relaxed)))
+    })
+}
+
 /// Search nodes visited by the last solve with these options (0 for NULL).
 ///
 /// # Safety
@@ -136,7 +342,7 @@ pub unsafe extern "C" fn minimalloc_options_elapsed_us(options: *const minimallo
 }
 
 /// Why the last solve with these options did not succeed, or "" if it
-/// did. NULL only for NULL options. Valid until the next solve with them.
+/// did; or why a setter refused its value since. NULL only for NULL options. Valid until the next solve with them.
 ///
 /// # Safety
 /// `options` is NULL or a live handle.
@@ -150,70 +356,47 @@ pub unsafe extern "C" fn minimalloc_options_last_error(
     })
 }
 
-/// Places every buffer of `problem` below its capacity, with no options
-/// but a timeout (0: none). On `MINIMALLOC_STATUS_OK` writes a new
-/// solution to `out_solution`, which the caller frees; on any other status
-/// `out_solution` is left alone. An empty problem solves with height 0.
-///
-/// # Safety
-/// `problem` is NULL or a live handle; `out_solution` is NULL or writable.
-#[no_mangle]
-pub unsafe extern "C" fn minimalloc_solve(
-    problem: *const minimalloc_problem,
-    timeout_ms: u64,
-    out_solution: *mut *mut minimalloc_solution,
-) -> minimalloc_status {
-    guard(minimalloc_status::Internal, || {
-        // Safety: NULL or a live handle, by contract.
-        let Some(p) = (unsafe { problem.as_ref() }) else {
-            return minimalloc_status::NullPointer;
-        };
-        if out_solution.is_null() {
-            return minimalloc_status::NullPointer;
-        }
-        let options = Options {
-            timeout: (timeout_ms > 0).then(|| Duration::from_millis(timeout_ms)),
-            clock: clock(),
-            ..Options::default()
-        };
-        // Safety: checked non-NULL; writable by contract.
-        solve(p, &options, None, unsafe { &mut *out_solution })
-    })
+/// Why a setter refused its value: the status to return and the message.
+type Refusal = (minimalloc_status, alloc::string::String);
+
+fn unknown(what: &str, value: c_int) -> Refusal {
+    (
+        minimalloc_status::InvalidArgument,
+        format(
+            "unknown {} {}",
+            &[crate::text::Arg::S(what), I(i64::from(value))],
+        ),
+    )
 }
 
-/// Like `minimalloc_solve`, with `options`: their timeout, node limit and
-/// cancel flag; the statistics and any failure message are left in them.
-/// Several threads may solve with different options at once, or with the
-/// same `problem`.
-///
-/// # Safety
-/// `problem` and `options` are NULL or live handles; `out_solution` is
-/// NULL or writable.
-#[no_mangle]
-pub unsafe extern "C" fn minimalloc_solve_with(
-    problem: *const minimalloc_problem,
+fn unsupported(what: &str) -> Refusal {
+    (
+        minimalloc_status::Unsupported,
+        format(
+            "{} not in this build of the library (built without the heuristics feature)",
+            &[crate::text::Arg::S(what)],
+        ),
+    )
+}
+
+/// Runs a setter that may refuse its value; a refusal is recorded as the
+/// options' last error and changes nothing.
+fn set_checked(
     options: *const minimalloc_options,
-    out_solution: *mut *mut minimalloc_solution,
+    f: impl FnOnce(&minimalloc_options) -> Result<(), Refusal>,
 ) -> minimalloc_status {
     guard(minimalloc_status::Internal, || {
-        // Safety: NULL or live handles, by contract.
-        let (Some(p), Some(o)) = (unsafe { problem.as_ref() }, unsafe { options.as_ref() }) else {
+        // Safety: NULL or a live handle, by contract of every caller.
+        let Some(o) = (unsafe { options.as_ref() }) else {
             return minimalloc_status::NullPointer;
         };
-        if out_solution.is_null() {
-            return minimalloc_status::NullPointer;
+        match f(o) {
+            Ok(()) => minimalloc_status::Ok,
+            Err((status, why)) => {
+                o.error.set(&why);
+                status
+            }
         }
-        let timeout_ms = o.timeout_ms.load(Ordering::Relaxed);
-        let node_limit = o.node_limit.load(Ordering::Relaxed);
-        let mut settings = Options {
-            timeout: (timeout_ms > 0).then(|| Duration::from_millis(timeout_ms)),
-            cancel: Some(o.cancel.clone()),
-            clock: clock(),
-            ..Options::default()
-        };
-        settings.solver.node_limit = (node_limit > 0).then_some(node_limit);
-        // Safety: checked non-NULL; writable by contract.
-        solve(p, &settings, Some(o), unsafe { &mut *out_solution })
     })
 }
 
@@ -231,68 +414,4 @@ fn with_options(
             None => minimalloc_status::NullPointer,
         }
     })
-}
-
-/// The clock for timeouts: std's, or the C library's without std.
-fn clock() -> Option<crate::deadline::Clock> {
-    #[cfg(feature = "std")]
-    {
-        Some(crate::deadline::std_clock)
-    }
-    #[cfg(not(feature = "std"))]
-    {
-        crate::runtime::monotonic_clock()
-    }
-}
-
-fn solve(
-    handle: &minimalloc_problem,
-    options: &Options,
-    report: Option<&minimalloc_options>,
-    out: &mut *mut minimalloc_solution,
-) -> minimalloc_status {
-    let problem = &handle.problem;
-    let outcome = plan(problem, options);
-    if let Some(o) = report {
-        o.nodes.store(outcome.stats.nodes, Ordering::Relaxed);
-        let ns = u64::try_from(outcome.stats.elapsed.as_nanos()).unwrap_or(u64::MAX);
-        o.elapsed_ns.store(ns, Ordering::Relaxed);
-    }
-    let (status, why) = match outcome.status {
-        Status::Solved => (minimalloc_status::Ok, None),
-        Status::Infeasible => (
-            minimalloc_status::Infeasible,
-            Some(format(
-                "no placement fits capacity {}",
-                &[I(problem.capacity())],
-            )),
-        ),
-        Status::NotFound => (
-            minimalloc_status::NotFound,
-            Some(format(
-                "no placement found after {} nodes and no proof that none exists \
-                 (the node limit, or {} pairs of buffers that could interleave through gap windows)",
-                &[U(outcome.stats.nodes), U(outcome.stats.interleaving)],
-            )),
-        ),
-        Status::TimedOut => (
-            minimalloc_status::Timeout,
-            Some(format(
-                "timed out after {} ms",
-                &[U(outcome.stats.elapsed.as_millis() as u64)],
-            )),
-        ),
-        Status::Cancelled => (minimalloc_status::Cancelled, Some("cancelled".into())),
-    };
-    if let Some(o) = report {
-        o.error.set(why.as_deref().unwrap_or(""));
-    }
-    if let Some(solution) = outcome.solution {
-        let height = solution.height(problem);
-        *out = Box::into_raw(Box::new(minimalloc_solution {
-            offsets: solution.offsets,
-            height,
-        }));
-    }
-    status
 }

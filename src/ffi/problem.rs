@@ -2,24 +2,91 @@
 
 use alloc::boxed::Box;
 use alloc::string::String;
-use core::ffi::c_char;
+use core::ffi::{c_char, c_int};
 use core::ptr;
 
 use super::{guard, minimalloc_status, Message};
-use crate::problem::{Buffer, Error, Gap, Problem, Window};
+use crate::problem::{Buffer, BufferError, Error, Field, Gap, Lifetime, Problem, Window};
+
+/// How the lifetimes and gaps given to a problem are written.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum minimalloc_lifetime {
+    /// `[lower, upper)`: alive from `lower` up to, not including, `upper`
+    /// (the default).
+    HalfOpen = 0,
+    /// `[lower, upper]`: alive at both ends (XLA, shared-memory planners).
+    Inclusive = 1,
+    /// `(lower, upper)`: alive strictly between the ends.
+    Exclusive = 2,
+}
+
+/// A lifetime convention as received from C, checked before use. The
+/// header spells it `minimalloc_lifetime`.
+#[repr(transparent)]
+pub struct LifetimeCode(c_int);
 
 /// A problem: the buffers to place and the capacity they must fit below.
 /// Opaque; made by `minimalloc_problem_new`, released by
 /// `minimalloc_problem_free`.
 pub struct minimalloc_problem {
     pub(crate) problem: Problem,
+    /// How lifetimes and gaps given from now on are written.
+    lifetime: Lifetime,
     error: Message,
 }
 
 impl minimalloc_problem {
+    /// `[lower, upper)` for a span written in the problem's convention,
+    /// or the error for the buffer at `index` and `field` if it overflows.
+    fn span(
+        &self,
+        index: usize,
+        field: Field,
+        lower: i64,
+        upper: i64,
+    ) -> Result<(i64, i64), Error> {
+        self.lifetime
+            .to_half_open(lower, upper)
+            .ok_or_else(|| Error::Buffer {
+                index,
+                id: String::new(),
+                field,
+                reason: BufferError::Unconvertible { lower, upper },
+            })
+    }
+
+    /// Adds a gap in the problem's convention to buffer `index`.
+    fn add_gap(
+        &mut self,
+        index: usize,
+        lower: i64,
+        upper: i64,
+        window: Option<Window>,
+    ) -> minimalloc_status {
+        let lifetime = self.lifetime;
+        self.change(index, |b| {
+            let field = Field::Gap(b.gaps.len());
+            let (lower, upper) = lifetime
+                .to_half_open(lower, upper)
+                .ok_or((field, BufferError::Unconvertible { lower, upper }))?;
+            b.gaps.push(Gap {
+                lower,
+                upper,
+                window,
+            });
+            Ok(())
+        })
+    }
+
     /// Applies `change` to a copy of buffer `index` and stores it if it is
-    /// still valid; otherwise records why and changes nothing.
-    fn change(&mut self, index: usize, change: impl FnOnce(&mut Buffer)) -> minimalloc_status {
+    /// still valid; otherwise records why (the change's own objection
+    /// first) and changes nothing.
+    fn change(
+        &mut self,
+        index: usize,
+        change: impl FnOnce(&mut Buffer) -> Result<(), (Field, BufferError)>,
+    ) -> minimalloc_status {
         let Some(buffer) = self.problem.buffers().get(index) else {
             self.error.set_error(&Error::NoSuchBuffer {
                 index,
@@ -28,8 +95,16 @@ impl minimalloc_problem {
             return minimalloc_status::InvalidArgument;
         };
         let mut buffer = buffer.clone();
-        change(&mut buffer);
-        match self.problem.replace(index, buffer) {
+        let changed = match change(&mut buffer) {
+            Ok(()) => self.problem.replace(index, buffer),
+            Err((field, reason)) => Err(Error::Buffer {
+                index,
+                id: buffer.id,
+                field,
+                reason,
+            }),
+        };
+        match changed {
             Ok(()) => minimalloc_status::Ok,
             Err(e) => {
                 self.error.set_error(&e);
@@ -45,6 +120,7 @@ pub extern "C" fn minimalloc_problem_new(capacity: i64) -> *mut minimalloc_probl
     guard(ptr::null_mut(), || match Problem::empty(capacity) {
         Ok(problem) => Box::into_raw(Box::new(minimalloc_problem {
             problem,
+            lifetime: Lifetime::HalfOpen,
             error: Message::new(),
         })),
         Err(_) => ptr::null_mut(),
@@ -65,7 +141,42 @@ pub unsafe extern "C" fn minimalloc_problem_free(problem: *mut minimalloc_proble
     })
 }
 
-/// Adds a buffer alive during `[lower, upper)` with `size` bytes whose
+/// Sets how the lifetimes and gaps of buffers added from now on are
+/// written: `MINIMALLOC_LIFETIME_HALF_OPEN` (the default),
+/// `MINIMALLOC_LIFETIME_INCLUSIVE` or `MINIMALLOC_LIFETIME_EXCLUSIVE`. They
+/// are stored half-open. A value that names none is an invalid argument
+/// and changes nothing.
+///
+/// # Safety
+/// `problem` is NULL or a live handle.
+#[no_mangle]
+pub unsafe extern "C" fn minimalloc_problem_set_lifetime(
+    problem: *mut minimalloc_problem,
+    lifetime: LifetimeCode,
+) -> minimalloc_status {
+    guard(minimalloc_status::Internal, || {
+        // Safety: NULL or a live handle, by contract.
+        let Some(h) = (unsafe { problem.as_mut() }) else {
+            return minimalloc_status::NullPointer;
+        };
+        h.lifetime = match lifetime.0 {
+            0 => Lifetime::HalfOpen,
+            1 => Lifetime::Inclusive,
+            2 => Lifetime::Exclusive,
+            _ => {
+                h.error.set(
+                    "unknown lifetime convention: use MINIMALLOC_LIFETIME_HALF_OPEN, \
+                     _INCLUSIVE or _EXCLUSIVE",
+                );
+                return minimalloc_status::InvalidArgument;
+            }
+        };
+        minimalloc_status::Ok
+    })
+}
+
+/// Adds a buffer alive during `[lower, upper)` (or as set by
+/// `minimalloc_problem_set_lifetime`) with `size` bytes whose
 /// offset must be a multiple of `alignment`; writes its index to
 /// `out_index`. Invalid values give `MINIMALLOC_STATUS_INVALID_ARGUMENT`
 /// (see `minimalloc_problem_last_error`) and change nothing.
@@ -81,24 +192,12 @@ pub unsafe extern "C" fn minimalloc_problem_add_buffer(
     alignment: i64,
     out_index: *mut usize,
 ) -> minimalloc_status {
-    guard(minimalloc_status::Internal, || {
-        // Safety: NULL or a live handle, by contract.
-        let (Some(h), false) = (unsafe { problem.as_mut() }, out_index.is_null()) else {
-            return minimalloc_status::NullPointer;
-        };
-        let buffer = Buffer::new(String::new(), lower, upper, size).with_alignment(alignment);
-        match h.problem.push(buffer) {
-            Ok(index) => {
-                // Safety: checked non-NULL; writable by contract.
-                unsafe { *out_index = index };
-                minimalloc_status::Ok
-            }
-            Err(e) => {
-                h.error.set_error(&e);
-                minimalloc_status::InvalidArgument
-            }
-        }
-    })
+    // A batch of one: the same checks and the same errors.
+    // Safety: the arrays are the four arguments, one element each; the
+    // pointers are as the caller passed them.
+    unsafe {
+        minimalloc_problem_add_buffers(problem, &lower, &upper, &size, &alignment, 1, out_index)
+    }
 }
 
 /// Adds `n` buffers at once from arrays, all or none: buffer `i` is alive
@@ -141,9 +240,14 @@ pub unsafe extern "C" fn minimalloc_problem_add_buffers(
             (array(lower), array(upper), array(size), array(alignment));
         let first = h.problem.len();
         for i in 0..n {
-            let mut b = Buffer::new(String::new(), lower[i], upper[i], size[i]);
-            b.alignment = alignment.get(i).copied().unwrap_or(1);
-            if let Err(e) = h.problem.push(b) {
+            let pushed = h
+                .span(first + i, Field::Upper, lower[i], upper[i])
+                .and_then(|(lower, upper)| {
+                    let mut b = Buffer::new(String::new(), lower, upper, size[i]);
+                    b.alignment = alignment.get(i).copied().unwrap_or(1);
+                    h.problem.push(b)
+                });
+            if let Err(e) = pushed {
                 h.problem.truncate(first);
                 h.error.set_error(&e);
                 return minimalloc_status::InvalidArgument;
@@ -155,7 +259,8 @@ pub unsafe extern "C" fn minimalloc_problem_add_buffers(
     })
 }
 
-/// Adds a gap `[lower, upper)` to buffer `index`: a stretch of its
+/// Adds a gap `[lower, upper)` (or in the convention set by
+/// `minimalloc_problem_set_lifetime`) to buffer `index`: a stretch of its
 /// lifetime where it is dead and its memory free for others.
 ///
 /// # Safety
@@ -172,13 +277,7 @@ pub unsafe extern "C" fn minimalloc_problem_add_gap(
         let Some(h) = (unsafe { problem.as_mut() }) else {
             return minimalloc_status::NullPointer;
         };
-        h.change(index, |b| {
-            b.gaps.push(Gap {
-                lower,
-                upper,
-                window: None,
-            })
-        })
+        h.add_gap(index, lower, upper, None)
     })
 }
 
@@ -202,16 +301,11 @@ pub unsafe extern "C" fn minimalloc_problem_add_gap_window(
         let Some(h) = (unsafe { problem.as_mut() }) else {
             return minimalloc_status::NullPointer;
         };
-        h.change(index, |b| {
-            b.gaps.push(Gap {
-                lower,
-                upper,
-                window: Some(Window {
-                    lower: window_lower,
-                    upper: window_upper,
-                }),
-            })
-        })
+        let window = Window {
+            lower: window_lower,
+            upper: window_upper,
+        };
+        h.add_gap(index, lower, upper, Some(window))
     })
 }
 
@@ -231,7 +325,10 @@ pub unsafe extern "C" fn minimalloc_problem_set_offset(
         let Some(h) = (unsafe { problem.as_mut() }) else {
             return minimalloc_status::NullPointer;
         };
-        h.change(index, |b| b.offset = (offset >= 0).then_some(offset))
+        h.change(index, |b| {
+            b.offset = (offset >= 0).then_some(offset);
+            Ok(())
+        })
     })
 }
 
@@ -251,7 +348,10 @@ pub unsafe extern "C" fn minimalloc_problem_set_hint(
         let Some(h) = (unsafe { problem.as_mut() }) else {
             return minimalloc_status::NullPointer;
         };
-        h.change(index, |b| b.hint = (hint >= 0).then_some(hint))
+        h.change(index, |b| {
+            b.hint = (hint >= 0).then_some(hint);
+            Ok(())
+        })
     })
 }
 

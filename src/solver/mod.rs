@@ -115,6 +115,10 @@ pub struct Stats {
     pub solved_by: Vec<(Preorder, u32)>,
     /// Overlapping pairs that gap windows let interleave.
     pub interleaving: u64,
+    /// A lower bound on any height: the most memory alive at one time and
+    /// the highest fixed buffer's top (0 if the search stopped before its
+    /// sweep).
+    pub lower_bound: i64,
 }
 
 /// How an exact search ended.
@@ -192,6 +196,7 @@ fn search_sweep(
     stats.sections = sweep.sections;
     stats.partitions = sweep.partitions.len();
     stats.interleaving = sweep.interleaving;
+    stats.lower_bound = sweep.totals.iter().copied().max().unwrap_or(0);
     let inexact = if sweep.interleaving > 0 {
         Verdict::Exhausted
     } else {
@@ -227,6 +232,9 @@ fn search_sweep(
         size.push(b.size);
         align.push(b.alignment);
         fixed.push(b.offset.unwrap_or(FREE));
+        if let Some(f) = b.offset {
+            stats.lower_bound = stats.lower_bound.max(f + b.size);
+        }
     }
     let orderings = Orderings {
         preorders: &preorders,
