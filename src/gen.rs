@@ -1,6 +1,9 @@
-//! Reproducible synthetic instances shaped like a compiler's buffers: many
-//! short-lived activations, some skip connections, a few long-lived
-//! weights, sizes spread over several orders of magnitude.
+//! Reproducible synthetic instances shaped like one training step of a
+//! compiled model: a forward pass whose saved activations live until the
+//! backward pass uses them (nested lifetimes that peak between the two),
+//! short-lived temporaries throughout, weight gradients from the backward
+//! pass to the optimizer update, and weights alive for the whole step.
+//! Sizes spread over five orders of magnitude.
 
 use alloc::format;
 use alloc::vec::Vec;
@@ -37,35 +40,46 @@ fn log_uniform(rng: &mut Rng, lo: u32, hi: u32) -> i64 {
     base + rng.below(0, base)
 }
 
-/// Buffers of a synthetic training or inference step, ids `0..n`.
+/// Buffers of a synthetic training step, ids `0..n`.
 ///
-/// Time runs over `n / 4` steps. 85 % of buffers are activations that die
-/// a few steps after they are made (lengths mostly 1-4, sizes 64 B-1 MiB),
-/// 12 % are skip connections spanning up to a quarter of the steps, 3 %
-/// are weights or optimizer state alive for nearly the whole run (64 KiB-
-/// 32 MiB).
+/// Time runs over `2F` steps, `F = n / 8`: forward in `[0, F)`, backward
+/// in `[F, 2F)`. Of the buffers,
+/// - 40 % are saved activations, made at a forward step `f` and freed a
+///   few steps after the backward step that mirrors it, `2F - f`
+///   (256 B-1 MiB);
+/// - 45 % are temporaries alive for 1 to 16 steps anywhere (64 B-1 MiB);
+/// - 12 % are weight gradients, made in the backward pass and alive until
+///   the update at `2F` or for up to an eighth of the step (1 KiB-2 MiB);
+/// - 3 % are weights, alive for the whole step (4 KiB-4 MiB).
+///
+/// At the peak, near `F`, saved activations hold most of the memory, the
+/// weights a third or so, and thousands of buffers are alive in large
+/// instances, as in real training graphs.
 pub fn generate(spec: Spec) -> Vec<Buffer> {
     let mut rng = Rng::new(spec.seed);
-    let steps = (spec.buffers as i64 / 4).max(8);
+    let forward = (spec.buffers as i64 / 8).max(4);
+    let end = 2 * forward;
     let align = spec.alignment.max(1);
     let mut out = Vec::with_capacity(spec.buffers);
     for i in 0..spec.buffers {
         let kind = rng.below(0, 100);
         let (lower, upper, size) = if kind < 3 {
-            let lower = rng.below(0, steps / 10 + 1);
-            let upper = rng.below(steps - steps / 10, steps + 1).max(lower + 1);
-            (lower, upper, log_uniform(&mut rng, 16, 25))
-        } else if kind < 15 {
-            let lower = rng.below(0, steps);
-            let len = rng.below(steps / 20 + 1, steps / 4 + 2);
-            (
-                lower,
-                (lower + len).min(steps + 1),
-                log_uniform(&mut rng, 8, 21),
-            )
+            (0, end + 1, log_uniform(&mut rng, 12, 22))
+        } else if kind < 43 {
+            let made = rng.below(0, forward);
+            let used = end - made + rng.below(0, 4);
+            (made, used.max(made + 1), log_uniform(&mut rng, 8, 20))
+        } else if kind < 55 {
+            let made = rng.below(forward, end);
+            let upper = if rng.below(0, 2) == 0 {
+                end + 1
+            } else {
+                (made + 1 + rng.below(0, forward / 4 + 1)).min(end + 1)
+            };
+            (made, upper, log_uniform(&mut rng, 10, 21))
         } else {
-            let lower = rng.below(0, steps);
-            // Geometric-ish: most activations are consumed by the next op.
+            let lower = rng.below(0, end);
+            // Geometric-ish: most temporaries die at the next op.
             let mut len = 1;
             while len < 16 && rng.below(0, 100) < 45 {
                 len += 1;
