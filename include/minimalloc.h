@@ -109,6 +109,12 @@ typedef enum minimalloc_strategy {
    * Only first-fit by decreasing size, then lifetime ("big rocks").
    */
   MINIMALLOC_STRATEGY_BIG_ROCKS = 5,
+  /**
+   * Only the online placement: by start time, each buffer into the
+   * smallest hole among those alive then; O(log n) a buffer, for the
+   * largest inputs.
+   */
+  MINIMALLOC_STRATEGY_ONLINE = 6,
 } minimalloc_strategy;
 
 /**

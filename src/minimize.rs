@@ -59,7 +59,7 @@ pub(crate) fn minimize(work: &Work<'_>) -> Outcome {
             });
         }
     };
-    let (found, stop) = work.quick(&strategies);
+    let (found, stop) = work.quick(&strategies, lower);
     if let Some(b) = found {
         take(b, &mut best);
     }
@@ -79,6 +79,11 @@ pub(crate) fn minimize(work: &Work<'_>) -> Outcome {
             &work.restarts(strategies),
             lower,
             &work.deadline,
+            &|h| {
+                if best.as_ref().is_none_or(|b| h < b.height) {
+                    work.report(Some(h), lower);
+                }
+            },
         );
         if let Some(b) = found {
             outcome.restarts = b.restart + 1;
@@ -102,10 +107,19 @@ fn bisect(
     // Look for placements no higher than `hi`.
     let mut lo = *lower;
     let mut hi = best.as_ref().map_or(capacity, |b| b.height - 1);
-    let mut first = true;
+    // Without a placement yet, the upper bound first (any placement beats
+    // none); then the lower bound (tight problems meet it); then halves.
+    let mut tries: Vec<i64> = Vec::new();
+    if best.is_none() {
+        tries.push(hi);
+    }
+    tries.push(lo);
+    tries.reverse();
     while lo <= hi {
-        let c = if first { lo } else { lo + (hi - lo) / 2 };
-        first = false;
+        let c = match tries.pop() {
+            Some(c) if lo <= c && c <= hi => c,
+            _ => lo + (hi - lo) / 2,
+        };
         let mut params = work.options.solver.clone();
         let deadline = match work.deadline.remaining() {
             Some(left) => work.deadline.sooner(left / EXACT_SHARE),

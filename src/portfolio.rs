@@ -25,6 +25,39 @@ pub(crate) struct Work<'a> {
     pub(crate) deadline: Deadline<'a>,
     pub(crate) layout: Layout,
     pub(crate) lower_bound: i64,
+    strategies: Vec<Strategy>,
+}
+
+/// Overlapping pairs up to which first-fit and big-rocks run unasked
+/// (about a second each on this machine), and best-fit (which walks every
+/// hole above a buffer).
+const HOLE_FILLING_PAIRS: u64 = 50_000_000;
+const BEST_FIT_PAIRS: u64 = 20_000_000;
+
+/// Buffers above which the skyline is left out: it is cheap, but needs
+/// every buffer's contention measured first, and it has not once come
+/// near the others on the challenging suite or on generated training
+/// steps.
+const SKYLINE_BUFFERS: usize = 200_000;
+
+/// The strategies the heuristic phases run, cheapest first: the online
+/// and skyline placements cost O(log n) a buffer whatever the input; the
+/// hole-filling ones pay for every overlapping pair, so they run only
+/// where those are few enough.
+fn choose(method: Method, layout: &Layout) -> Vec<Strategy> {
+    match method {
+        Method::Heuristic(s) => alloc::vec![s],
+        Method::Exact => Vec::new(),
+        Method::Auto => Strategy::ALL
+            .into_iter()
+            .filter(|s| match s {
+                Strategy::Online => true,
+                Strategy::Skyline => layout.len() <= SKYLINE_BUFFERS,
+                Strategy::FirstFit | Strategy::BigRocks => layout.overlaps <= HOLE_FILLING_PAIRS,
+                Strategy::BestFit => layout.overlaps <= BEST_FIT_PAIRS,
+            })
+            .collect(),
+    }
 }
 
 /// Whether `a` is lower than the best so far.
@@ -35,23 +68,17 @@ pub(crate) fn better(a: &Best, b: &Option<Best>) -> bool {
 impl Work<'_> {
     /// The strategies the heuristic phases run.
     pub(crate) fn strategies(&self) -> Vec<Strategy> {
-        match self.options.method {
-            Method::Heuristic(s) => alloc::vec![s],
-            Method::Exact => Vec::new(),
-            // Filling holes costs more per buffer than the skyline, and
-            // best fit walks every hole above a buffer: keep them to sizes
-            // where they stay quick.
-            Method::Auto if self.problem.len() > 200_000 => alloc::vec![Strategy::Skyline],
-            Method::Auto if self.problem.len() > 20_000 => {
-                alloc::vec![Strategy::Skyline, Strategy::FirstFit, Strategy::BigRocks]
-            }
-            Method::Auto => Strategy::ALL.to_vec(),
-        }
+        self.strategies.clone()
     }
 
-    /// Each strategy once, in its plain order, cheapest first: the lowest
-    /// placement, and why the strategies stopped early, if they did.
-    pub(crate) fn quick(&self, strategies: &[Strategy]) -> (Option<Best>, Option<Stop>) {
+    /// Each strategy once, in its plain order, cheapest first, until one
+    /// is no higher than `enough`: the lowest placement, and why the
+    /// strategies stopped early, if they did.
+    pub(crate) fn quick(
+        &self,
+        strategies: &[Strategy],
+        enough: i64,
+    ) -> (Option<Best>, Option<Stop>) {
         let mut poll = Poll::new(&self.deadline, 1 << 14);
         let mut best: Option<Best> = None;
         for (i, &s) in strategies.iter().enumerate() {
@@ -68,6 +95,9 @@ impl Work<'_> {
             };
             if better(&found, &best) {
                 best = Some(found);
+            }
+            if best.as_ref().is_some_and(|b| b.height <= enough) {
+                break;
             }
         }
         (best, None)
@@ -107,7 +137,15 @@ impl Work<'_> {
 /// objective and the method ask.
 pub(crate) fn plan(problem: &Problem, options: &Options, deadline: Deadline<'_>) -> Outcome {
     let mut poll = Poll::new(&deadline, 1 << 16);
-    let layout = match Layout::new(problem, &mut poll) {
+    let mut strategies = Vec::new();
+    let set_up = Layout::new(problem, &mut poll).and_then(|mut layout| {
+        strategies = choose(options.method, &layout);
+        if strategies.contains(&Strategy::Skyline) {
+            layout.measure_contention(&mut poll)?;
+        }
+        Ok(layout)
+    });
+    let layout = match set_up {
         Ok(l) => l,
         Err(stop) if options.objective == Objective::Minimize => {
             return crate::minimize::stopped_early(problem, stop)
@@ -121,6 +159,7 @@ pub(crate) fn plan(problem: &Problem, options: &Options, deadline: Deadline<'_>)
         deadline,
         layout,
         lower_bound,
+        strategies,
     };
     let mut outcome = match options.objective {
         Objective::Fit => fit(&work),
@@ -150,7 +189,7 @@ fn fit(work: &Work<'_>) -> Outcome {
         return outcome;
     }
     let strategies = work.strategies();
-    match work.quick(&strategies) {
+    match work.quick(&strategies, capacity) {
         (Some(best), _) if best.height <= capacity => {
             let source = Source::Heuristic(best.strategy, best.restart);
             return solved(outcome, best, source);
@@ -165,6 +204,7 @@ fn fit(work: &Work<'_>) -> Outcome {
             &work.restarts(strategies),
             capacity,
             &work.deadline,
+            &|_| {},
         );
         outcome.restarts = found.as_ref().map_or(0, |b| b.restart + 1);
         return match found {
@@ -203,7 +243,7 @@ fn exact_with_restarts(
     let restarts = || {
         let mut how = work.restarts(strategies.clone());
         how.threads = how.threads.saturating_sub(1).max(1);
-        let found = heuristic::improve(&work.layout, &how, capacity, &deadline);
+        let found = heuristic::improve(&work.layout, &how, capacity, &deadline, &|_| {});
         if found.as_ref().is_some_and(|b| b.height <= capacity) {
             halt.store(true, Ordering::Relaxed);
         }

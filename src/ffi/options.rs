@@ -46,6 +46,10 @@ pub enum minimalloc_strategy {
     BestFit = 4,
     /// Only first-fit by decreasing size, then lifetime ("big rocks").
     BigRocks = 5,
+    /// Only the online placement: by start time, each buffer into the
+    /// smallest hole among those alive then; O(log n) a buffer, for the
+    /// largest inputs.
+    Online = 6,
 }
 
 /// An objective as received from C: any `int`, checked before use. The
@@ -207,7 +211,7 @@ pub unsafe extern "C" fn minimalloc_options_set_strategy(
     strategy: StrategyCode,
 ) -> minimalloc_status {
     set_checked(options, |o| {
-        if !(0..=5).contains(&strategy.0) {
+        if !(0..=6).contains(&strategy.0) {
             return Err(unknown("strategy", strategy.0));
         }
         if strategy.0 >= minimalloc_strategy::Skyline as c_int && !cfg!(feature = "heuristics") {

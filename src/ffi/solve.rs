@@ -125,6 +125,8 @@ fn method(code: u64) -> Method {
         4 => Method::Heuristic(Strategy::BestFit),
         #[cfg(feature = "heuristics")]
         5 => Method::Heuristic(Strategy::BigRocks),
+        #[cfg(feature = "heuristics")]
+        6 => Method::Heuristic(Strategy::Online),
         _ => Method::Auto,
     }
 }

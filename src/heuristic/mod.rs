@@ -9,7 +9,10 @@
 //!   total alive during the buffer's lifetime; ties by size x lifetime²,
 //!   then lifetime), each on top of what is placed below it;
 //! - *big-rocks*: by decreasing size, then lifetime, first-fit (idealloc's
-//!   bootstrap).
+//!   bootstrap);
+//! - *online*: by start time, each into the smallest hole among the
+//!   buffers alive then, as a run-time allocator would (see [`online`]):
+//!   O(log n) per buffer whatever the overlaps, for the largest inputs.
 //!
 //! Fixed buffers go first, where they are fixed; alignment and gaps (with
 //! windows) hold in every strategy. First-fit and best-fit find holes with
@@ -21,6 +24,7 @@
 //! orders, on every core with `std`, and keeps the lowest placement.
 
 mod occupancy;
+mod online;
 mod restarts;
 
 use alloc::vec;
@@ -48,11 +52,14 @@ pub enum Strategy {
     Skyline,
     /// Decreasing size then lifetime, lowest offset that fits.
     BigRocks,
+    /// By start time, smallest hole among the buffers alive then.
+    Online,
 }
 
 impl Strategy {
     /// All strategies, cheapest to run first.
-    pub const ALL: [Strategy; 4] = [
+    pub const ALL: [Strategy; 5] = [
+        Strategy::Online,
         Strategy::Skyline,
         Strategy::FirstFit,
         Strategy::BigRocks,
@@ -66,6 +73,7 @@ impl Strategy {
             Strategy::BestFit => "best-fit",
             Strategy::Skyline => "skyline",
             Strategy::BigRocks => "big-rocks",
+            Strategy::Online => "online",
         }
     }
 }
@@ -84,7 +92,7 @@ impl fmt::Display for BadStrategy {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         crate::text::fill(
             f,
-            "unknown heuristic \"{}\": use first-fit, best-fit, skyline or big-rocks",
+            "unknown heuristic \"{}\": use first-fit, best-fit, skyline, big-rocks or online",
             &[crate::text::Arg::S(&self.0)],
         )
     }
@@ -111,17 +119,37 @@ pub(crate) struct Slot {
     upper: i64,
 }
 
+/// What the online strategy reads of a buffer, in one place: it visits
+/// buffers in start order, which is no order in memory, and one cache
+/// miss per buffer is cheaper than four.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Extent {
+    /// First time slot of its first piece.
+    first: u32,
+    /// End slot of its last piece.
+    end: u32,
+    size: i64,
+    align: i64,
+}
+
 /// What every strategy needs, computed once per problem.
 pub(crate) struct Layout {
     times: usize,
     piece_at: Vec<u32>,
     pieces: Vec<Slot>,
+    extent: Vec<Extent>,
     size: Vec<i64>,
     align: Vec<i64>,
     fixed: Vec<Option<i64>>,
     start: Vec<i64>,
     length: Vec<i64>,
+    /// Per buffer, the largest load along its pieces (empty until
+    /// [`Layout::measure_contention`]).
     contention: Vec<i64>,
+    /// Total size alive per time slot.
+    load: Vec<i64>,
+    /// Pairs of buffers alive at a common time (gaps included).
+    pub(crate) overlaps: u64,
     /// The largest total alive at one time.
     pub(crate) max_load: i64,
     /// The highest fixed buffer's top.
@@ -142,12 +170,15 @@ impl Layout {
             times: 0,
             piece_at: Vec::new(),
             pieces: Vec::new(),
+            extent: Vec::new(),
             size: Vec::with_capacity(n),
             align: Vec::with_capacity(n),
             fixed: Vec::with_capacity(n),
             start: Vec::with_capacity(n),
             length: Vec::with_capacity(n),
             contention: Vec::new(),
+            load: Vec::new(),
+            overlaps: 0,
             max_load: 0,
             fixed_top: 0,
             fixed_clash: false,
@@ -186,6 +217,17 @@ impl Layout {
         drop(raw);
         layout.times = times.len().saturating_sub(1).max(1);
         layout.piece_at = piece_at;
+        layout.extent = (0..n)
+            .map(|b| {
+                let pieces = layout.pieces_of(b);
+                Extent {
+                    first: pieces.first().map_or(0, |p| p.first),
+                    end: pieces.last().map_or(0, |p| p.end),
+                    size: layout.size[b],
+                    align: layout.align[b],
+                }
+            })
+            .collect();
 
         // Load per time slot, then contention per buffer: the largest load
         // along its pieces.
@@ -202,20 +244,56 @@ impl Layout {
         }
         load.pop();
         layout.max_load = load.iter().copied().max().unwrap_or(0);
-        let tree = MaxTree::new(&load);
-        layout.contention = (0..n)
-            .map(|b| {
-                layout
-                    .pieces_of(b)
-                    .iter()
-                    .map(|p| tree.max(p.first as usize, p.end as usize))
-                    .max()
-                    .unwrap_or(0)
-            })
-            .collect();
-        poll.tick(8 * n as u64)?;
+        layout.load = load;
+        layout.overlaps = layout.count_overlaps();
+        poll.tick(2 * n as u64)?;
         layout.fixed_clash = layout.fixed_buffers_clash();
         Ok(layout)
+    }
+
+    /// Measures each buffer's contention (the largest load along its
+    /// pieces), which only the skyline's order needs.
+    pub(crate) fn measure_contention(&mut self, poll: &mut Poll<'_>) -> Result<(), Stop> {
+        if !self.contention.is_empty() || self.len() == 0 {
+            return Ok(());
+        }
+        let tree = MaxTree::new(&self.load);
+        let mut contention = Vec::with_capacity(self.len());
+        for b in 0..self.len() {
+            let c = self
+                .pieces_of(b)
+                .iter()
+                .map(|p| tree.max(p.first as usize, p.end as usize))
+                .max()
+                .unwrap_or(0);
+            contention.push(c);
+            poll.tick(8)?;
+        }
+        self.contention = contention;
+        Ok(())
+    }
+
+    /// Pairs of buffers whose lifetimes (gaps included) overlap: what the
+    /// hole-filling strategies pay for, and so what decides whether they
+    /// run on a large input.
+    fn count_overlaps(&self) -> u64 {
+        let mut starts = vec![0u64; self.times + 1];
+        let mut ends = vec![0u64; self.times + 1];
+        for b in 0..self.len() {
+            let pieces = self.pieces_of(b);
+            if let (Some(f), Some(l)) = (pieces.first(), pieces.last()) {
+                starts[f.first as usize] += 1;
+                ends[l.end as usize] += 1;
+            }
+        }
+        let (mut alive, mut pairs) = (0u64, 0u64);
+        for t in 0..=self.times {
+            alive -= ends[t];
+            let s = starts[t];
+            pairs = pairs.saturating_add(s * alive + s * s.saturating_sub(1) / 2);
+            alive += s;
+        }
+        pairs
     }
 
     /// Number of buffers.
@@ -256,6 +334,9 @@ impl Layout {
     /// placed first and are not in it). With `noise`, the primary key of
     /// each buffer is scaled by a random factor in `[1 - spread, 1 + spread)`.
     pub(crate) fn order(&self, strategy: Strategy, noise: Option<(&mut Rng, f64)>) -> Vec<u32> {
+        if strategy == Strategy::Online {
+            return self.online_order(noise);
+        }
         let n = self.len();
         let mut keys: Vec<(f64, i128, i64, u32)> = Vec::with_capacity(n);
         let mut noise = noise;
@@ -269,10 +350,12 @@ impl Layout {
                 Strategy::FirstFit => (size as f64, -(start as i128), 0),
                 Strategy::BestFit | Strategy::BigRocks => (size as f64, length as i128, 0),
                 Strategy::Skyline => (
-                    self.contention[b] as f64,
+                    // Measured before any skyline runs; the size otherwise.
+                    self.contention.get(b).copied().unwrap_or(size) as f64,
                     size as i128 * length as i128 * length as i128,
                     length,
                 ),
+                Strategy::Online => unreachable!("ordered by online_order"),
             };
             let factor = match noise.as_mut() {
                 Some((rng, spread)) => 1.0 + *spread * rng.signed_unit(),
@@ -289,6 +372,27 @@ impl Layout {
         keys.into_iter().map(|k| k.3).collect()
     }
 
+    /// The online order: by the start of the first live piece (a gap may
+    /// open a buffer), which is what makes it online; among buffers that
+    /// start together the longest first (what lives longest goes lowest),
+    /// then the largest. Noise only reorders buffers that start together.
+    fn online_order(&self, mut noise: Option<(&mut Rng, f64)>) -> Vec<u32> {
+        let mut keys: Vec<(u32, i64, i64, u32)> = Vec::with_capacity(self.len());
+        for (b, e) in self.extent.iter().enumerate() {
+            if self.fixed[b].is_some() {
+                continue;
+            }
+            let length = i64::from(e.end - e.first);
+            let length = match noise.as_mut() {
+                Some((rng, spread)) => (length as f64 * (1.0 + *spread * rng.signed_unit())) as i64,
+                None => length,
+            };
+            keys.push((e.first, -length, -e.size, b as u32));
+        }
+        crate::sort::sort(&mut keys);
+        keys.into_iter().map(|k| k.3).collect()
+    }
+
     /// Places every buffer with `strategy`, the free ones in `order`.
     /// Returns the offsets and the height.
     pub(crate) fn place(
@@ -300,6 +404,7 @@ impl Layout {
         let mut offsets = vec![0i64; self.len()];
         match strategy {
             Strategy::Skyline => self.skyline(order, &mut offsets, poll)?,
+            Strategy::Online => self.online(order, &mut offsets, poll)?,
             _ => self.fill_holes(strategy == Strategy::BestFit, order, &mut offsets, poll)?,
         }
         let height = (0..self.len())
@@ -449,9 +554,12 @@ pub(crate) fn stack(problem: &Problem) -> Vec<i64> {
 pub fn run(problem: &Problem, strategy: Strategy) -> Option<crate::solution::Solution> {
     let deadline = crate::deadline::Deadline::none();
     let mut poll = Poll::new(&deadline, u64::MAX);
-    let layout = Layout::new(problem, &mut poll).ok()?;
+    let mut layout = Layout::new(problem, &mut poll).ok()?;
     if layout.fixed_clash {
         return None;
+    }
+    if strategy == Strategy::Skyline {
+        layout.measure_contention(&mut poll).ok()?;
     }
     let order = layout.order(strategy, None);
     let (offsets, _) = layout.place(strategy, &order, &mut poll).ok()?;

@@ -11,7 +11,7 @@
 //! the restarts after it.
 
 use alloc::vec::Vec;
-use core::sync::atomic::{AtomicU64, Ordering};
+use core::sync::atomic::{AtomicI64, AtomicU64, Ordering};
 
 use super::{Layout, Strategy};
 use crate::deadline::{Deadline, Poll};
@@ -81,11 +81,14 @@ fn restart(layout: &Layout, how: &Restarts, i: u64, deadline: &Deadline<'_>) -> 
 
 /// Runs restarts `0..` until the count, the deadline, or a placement at
 /// `lower_bound`; returns the best (`None` only if not even one finished).
+/// `on_better` hears each height lower than any before it (from any
+/// thread), for progress reports.
 pub(crate) fn improve(
     layout: &Layout,
     how: &Restarts,
     lower_bound: i64,
     deadline: &Deadline<'_>,
+    on_better: &(dyn Fn(i64) + Sync),
 ) -> Option<Best> {
     if how.strategies.is_empty() || layout.fixed_clash {
         return None;
@@ -98,6 +101,7 @@ pub(crate) fn improve(
     // The next restart to start, and the first that reached the bound.
     let next = AtomicU64::new(0);
     let stop = AtomicU64::new(u64::MAX);
+    let lowest = AtomicI64::new(i64::MAX);
     let work = || -> Option<Best> {
         let mut best: Option<Best> = None;
         loop {
@@ -110,6 +114,9 @@ pub(crate) fn improve(
             };
             if found.height <= lower_bound {
                 stop.fetch_min(i, Ordering::Relaxed);
+            }
+            if found.height < lowest.fetch_min(found.height, Ordering::Relaxed) {
+                on_better(found.height);
             }
             if best.as_ref().is_none_or(|b| found.better_than(b)) {
                 best = Some(found);

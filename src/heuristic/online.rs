@@ -1,0 +1,301 @@
+//! The online strategy: buffers in order of their start time, each into
+//! the smallest hole left among the buffers alive at that moment, as a
+//! run-time best-fit allocator would place them (knowing every size, but
+//! nothing of the future).
+//!
+//! In start order the buffers placed before one that overlap it in time
+//! are exactly those still alive when it starts, so the memory in use is
+//! one set of intervals that grows and shrinks with time, and its holes
+//! are indexed by size: O(log n) per buffer however many are alive. This
+//! makes it the strategy for the largest inputs, and the stack discipline
+//! of training graphs (activations saved in the forward pass, freed in
+//! reverse in the backward pass) packs with almost no waste.
+//!
+//! A buffer holds its whole lifetime here, gaps included (it would take a
+//! look into the future to lend a gap to a buffer that outlives it), and
+//! fixed buffers, which may start later than the buffers placed around
+//! them, are checked in an [`Occupancy`] of their own.
+
+use alloc::collections::{BTreeSet, BinaryHeap};
+use alloc::vec::Vec;
+use core::cmp::Reverse;
+
+use super::occupancy::Occupancy;
+use super::{align_up, Extent, Layout};
+use crate::deadline::{Poll, Stop};
+
+/// No interval: the floor below the lowest, or nothing above the highest.
+const NONE: u32 = u32::MAX;
+
+/// Memory in use now: the live intervals as a list in offset order, and
+/// the holes between neighbours (below the highest) by size. A hole knows
+/// the interval under it, so placing into it and freeing next to it need
+/// no search by offset: the only ordered structure is the set of holes,
+/// which stays small when memory is used like a stack.
+struct Live {
+    /// Per interval (a buffer's index): its memory and its neighbours.
+    bottom: Vec<i64>,
+    top: Vec<i64>,
+    below: Vec<u32>,
+    above: Vec<u32>,
+    lowest: u32,
+    highest: u32,
+    /// `(size, bottom, interval under it or NONE)`.
+    holes: BTreeSet<(i64, i64, u32)>,
+}
+
+/// A hole of [`Live`]: its size, its bottom, and the interval under it.
+type Hole = (i64, i64, u32);
+
+impl Live {
+    fn new(n: usize) -> Live {
+        Live {
+            bottom: alloc::vec![0; n],
+            top: alloc::vec![0; n],
+            below: alloc::vec![NONE; n],
+            above: alloc::vec![NONE; n],
+            lowest: NONE,
+            highest: NONE,
+            holes: BTreeSet::new(),
+        }
+    }
+
+    fn top_of(&self, x: u32) -> i64 {
+        if x == NONE {
+            0
+        } else {
+            self.top[x as usize]
+        }
+    }
+
+    /// Records the gap over interval `under` (or the floor), if any.
+    fn gap(&mut self, under: u32, over: u32, insert: bool) {
+        if over == NONE {
+            return;
+        }
+        let from = self.top_of(under);
+        let size = self.bottom[over as usize] - from;
+        if size > 0 {
+            if insert {
+                self.holes.insert((size, from, under));
+            } else {
+                self.holes.remove(&(size, from, under));
+            }
+        }
+    }
+
+    /// Puts interval `x` at `[at, at + size)`: in `hole`, or above the
+    /// highest interval.
+    fn add(&mut self, x: u32, at: i64, size: i64, hole: Option<Hole>) {
+        let under = match hole {
+            Some((_, _, under)) => under,
+            None => self.highest,
+        };
+        let over = if under == NONE {
+            self.lowest
+        } else {
+            self.above[under as usize]
+        };
+        self.gap(under, over, false);
+        let i = x as usize;
+        self.bottom[i] = at;
+        self.top[i] = at + size;
+        self.below[i] = under;
+        self.above[i] = over;
+        if under == NONE {
+            self.lowest = x;
+        } else {
+            self.above[under as usize] = x;
+        }
+        if over == NONE {
+            self.highest = x;
+        } else {
+            self.below[over as usize] = x;
+        }
+        self.gap(under, x, true);
+        self.gap(x, over, true);
+    }
+
+    /// Frees interval `x`.
+    fn remove(&mut self, x: u32) {
+        let i = x as usize;
+        let (under, over) = (self.below[i], self.above[i]);
+        self.gap(under, x, false);
+        self.gap(x, over, false);
+        if under == NONE {
+            self.lowest = over;
+        } else {
+            self.above[under as usize] = over;
+        }
+        if over == NONE {
+            self.highest = under;
+        } else {
+            self.below[over as usize] = under;
+        }
+        self.gap(under, over, true);
+    }
+
+    /// The top of the highest interval (0 if none).
+    fn top(&self) -> i64 {
+        self.top_of(self.highest)
+    }
+}
+
+impl Layout {
+    /// Places the free buffers of `order` (sorted by start) online.
+    pub(crate) fn online(
+        &self,
+        order: &[u32],
+        offsets: &mut [i64],
+        poll: &mut Poll<'_>,
+    ) -> Result<(), Stop> {
+        // Fixed buffers, in a structure of their own (empty if none).
+        let mut fixed = Occupancy::new(if self.fixed.iter().any(Option::is_some) {
+            self.times
+        } else {
+            1
+        });
+        let mut any_fixed = false;
+        for (b, offset) in offsets.iter_mut().enumerate() {
+            if let Some(f) = self.fixed[b] {
+                for p in self.pieces_of(b) {
+                    fixed.insert(p.first, p.end, f + p.lower, f + p.upper);
+                }
+                *offset = f;
+                any_fixed = true;
+            }
+        }
+        let mut sets = Vec::new();
+        // Intervals are numbered by their place in `order`, not by buffer:
+        // the order visits buffers in no order in memory, and gathering
+        // what it needs first (independent loads, which overlap) then
+        // working on consecutive numbers costs far fewer cache misses.
+        let items: Vec<Extent> = order.iter().map(|&b| self.extent[b as usize]).collect();
+        let mut placed: Vec<i64> = alloc::vec![0; items.len()];
+        let mut live = Live::new(items.len());
+        // Live buffers by end slot.
+        let mut ending: BinaryHeap<Reverse<(u32, u32)>> = BinaryHeap::new();
+        let mut last_start = 0;
+        for (k, item) in items.iter().enumerate() {
+            let Extent {
+                first: start,
+                end,
+                size,
+                align,
+            } = *item;
+            debug_assert!(start >= last_start, "buffers come in start order");
+            last_start = start;
+            while let Some(&Reverse((t, done))) = ending.peek() {
+                if t > start {
+                    break;
+                }
+                ending.pop();
+                live.remove(done);
+            }
+            if any_fixed {
+                sets.clear();
+                fixed.sets(start, end, &mut sets);
+            }
+            let clear = |at: i64| -> Option<i64> {
+                sets.iter()
+                    .find_map(|&s| fixed.set(s).conflict(at, at + size))
+            };
+            // The smallest hole that holds it, aligned and clear of fixed
+            // buffers; else above everything alive.
+            let mut chosen = None;
+            for &(hole, bottom, under) in live.holes.range((size, i64::MIN, 0)..) {
+                let mut at = align_up(bottom, align);
+                while at + size <= bottom + hole {
+                    match clear(at) {
+                        None => break,
+                        Some(top) => at = align_up(top, align),
+                    }
+                }
+                if at + size <= bottom + hole {
+                    chosen = Some((at, (hole, bottom, under)));
+                    break;
+                }
+            }
+            let (at, hole) = match chosen {
+                Some((at, hole)) => (at, Some(hole)),
+                None => {
+                    let mut at = align_up(live.top(), align);
+                    while let Some(top) = clear(at) {
+                        at = align_up(top, align);
+                    }
+                    (at, None)
+                }
+            };
+            live.add(k as u32, at, size, hole);
+            placed[k] = at;
+            ending.push(Reverse((end, k as u32)));
+            poll.tick(4)?;
+        }
+        for (&b, &at) in order.iter().zip(&placed) {
+            offsets[b as usize] = at;
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Holes are exactly the gaps between neighbouring live intervals
+    /// below the highest, and the list is in offset order.
+    fn check(live: &Live, placed: &[(u32, i64, i64)]) {
+        let mut sorted: Vec<(i64, i64, u32)> = placed.iter().map(|&(x, b, t)| (b, t, x)).collect();
+        sorted.sort();
+        let mut want = BTreeSet::new();
+        let (mut below, mut under) = (0, NONE);
+        for &(b, t, x) in &sorted {
+            if b > below {
+                want.insert((b - below, below, under));
+            }
+            below = t;
+            under = x;
+        }
+        assert_eq!(live.holes, want);
+        let mut walk = Vec::new();
+        let mut x = live.lowest;
+        while x != NONE {
+            walk.push(x);
+            x = live.above[x as usize];
+        }
+        assert_eq!(walk, sorted.iter().map(|s| s.2).collect::<Vec<_>>());
+        assert_eq!(live.top(), sorted.last().map_or(0, |s| s.1));
+    }
+
+    #[test]
+    fn holes_follow_adds_and_removes() {
+        let mut live = Live::new(4000);
+        let mut seed = 5u64;
+        let mut placed: Vec<(u32, i64, i64)> = Vec::new();
+        for step in 0..4000u32 {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            if placed.is_empty() || seed % 3 != 0 {
+                // Into a random hole that holds it, or on top.
+                let size = (seed % 8 + 1) as i64;
+                let fits: Vec<Hole> = live.holes.range((size, i64::MIN, 0)..).copied().collect();
+                let hole = if fits.is_empty() || (seed >> 8) % 4 == 0 {
+                    None
+                } else {
+                    Some(fits[(seed >> 12) as usize % fits.len()])
+                };
+                let at = match hole {
+                    Some((h, b, _)) => b + (seed >> 20) as i64 % (h - size + 1),
+                    None => live.top() + (seed >> 20) as i64 % 3,
+                };
+                live.add(step, at, size, hole);
+                placed.push((step, at, at + size));
+            } else {
+                let (x, _, _) = placed.swap_remove((seed >> 16) as usize % placed.len());
+                live.remove(x);
+            }
+            check(&live, &placed);
+        }
+    }
+}
