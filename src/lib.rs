@@ -63,6 +63,8 @@ mod runtime;
 pub mod solution;
 pub mod solver;
 mod sort;
+#[cfg(feature = "std")]
+pub mod svg;
 pub mod sweep;
 mod text;
 mod trees;

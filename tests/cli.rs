@@ -141,14 +141,254 @@ fn exit_codes() {
     assert_eq!(o.status.code(), Some(1));
     assert_eq!(
         stderr(&o),
-        "minimalloc: --capacity is required (see --help)\n"
+        "minimalloc: --capacity is required unless minimising (see --help)\n"
     );
 
     let o = run(&["--capacity=0", &format!("--input={paper}")]);
     assert_eq!(o.status.code(), Some(1));
     assert!(
-        stderr(&o).contains("capacity must be positive, got 0"),
+        stderr(&o).contains("--capacity must be at least 1, got 0"),
         "{}",
         stderr(&o)
     );
+}
+
+/// The problem of a CSV file, read with `capacity`.
+fn problem_of(path: &str, capacity: i64) -> minimalloc::Problem {
+    csv::read(&std::fs::read_to_string(path).unwrap(), capacity)
+        .unwrap()
+        .0
+}
+
+#[test]
+fn minimising_needs_no_capacity_and_proves_the_max_load() {
+    let paper = repo("benchmarks/examples/paper.12.csv");
+    for args in [
+        vec!["--minimize".to_string()],
+        vec!["--minimize_capacity".into(), "--capacity=100".into()],
+    ] {
+        let out = temp("paper.min.csv");
+        let o = bin()
+            .args(&args)
+            .arg(format!("--input={paper}"))
+            .arg(format!("--output={}", out.display()))
+            .output()
+            .unwrap();
+        assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+        assert!(
+            stderr(&o).contains("height 12 (proven optimal)"),
+            "{}",
+            stderr(&o)
+        );
+        let offsets = offsets_of(&out, 12);
+        validate(&problem_of(&paper, 12), &Solution { offsets }).unwrap();
+    }
+    // Below the max load even as an upper bound: infeasible.
+    let o = bin()
+        .args(["--minimize", "--capacity=11", &format!("--input={paper}")])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("the lower bound is 12"),
+        "{}",
+        stderr(&o)
+    );
+}
+
+#[test]
+fn gen_is_reproducible_and_heuristics_with_seeds_too() {
+    let gen = |seed: &str, name: &str| {
+        let path = temp(name);
+        let o = bin()
+            .args(["gen", "--buffers=3000", &format!("--seed={seed}")])
+            .arg(format!("--output={}", path.display()))
+            .output()
+            .unwrap();
+        assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+        std::fs::read_to_string(&path).unwrap()
+    };
+    let a = gen("5", "g5.csv");
+    assert_eq!(a, gen("5", "g5b.csv"));
+    assert_ne!(a, gen("6", "g6.csv"));
+    assert_eq!(a.lines().count(), 3001);
+    let o = bin().args(["gen", "--seed=1"]).output().unwrap();
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stderr(&o).contains("--buffers is required"));
+
+    let input = temp("g5.csv").display().to_string();
+    let place = |heuristic: &str, threads: &str| {
+        let o = bin()
+            .args([
+                "--minimize",
+                &format!("--input={input}"),
+                &format!("--heuristic={heuristic}"),
+                "--restarts=8",
+                "--seed=9",
+                &format!("--threads={threads}"),
+                "--quiet",
+            ])
+            .output()
+            .unwrap();
+        assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+        String::from_utf8(o.stdout).unwrap()
+    };
+    let problem = problem_of(&input, i64::MAX);
+    for heuristic in ["online", "first-fit", "skyline"] {
+        let one = place(heuristic, "1");
+        assert_eq!(one, place(heuristic, "3"), "{heuristic}");
+        let (placed, _) = csv::read(&one, i64::MAX).unwrap();
+        let offsets = placed.buffers().iter().map(|b| b.offset.unwrap()).collect();
+        validate(&problem, &Solution { offsets }).unwrap();
+    }
+    let o = bin()
+        .args([
+            "--minimize",
+            &format!("--input={input}"),
+            "--heuristic=worst-fit",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stderr(&o).contains("unknown heuristic \"worst-fit\""));
+}
+
+#[test]
+fn lifetime_conventions_and_a_base_address() {
+    // The paper's example with inclusive ends.
+    let inclusive = temp("paper.inclusive.csv");
+    std::fs::write(
+        &inclusive,
+        "id,lower,upper,size\nb1,0,2,4\nb2,3,8,4\nb3,0,8,4\nb4,9,20,4\nb5,0,20,4\n",
+    )
+    .unwrap();
+    let o = bin()
+        .args([
+            "--capacity=12",
+            &format!("--input={}", inclusive.display()),
+            "--lifetime=inclusive",
+            "--base=0x1000",
+            "--quiet",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let (placed, _) = csv::read(&String::from_utf8(o.stdout).unwrap(), i64::MAX).unwrap();
+    let offsets: Vec<i64> = placed
+        .buffers()
+        .iter()
+        .map(|b| b.offset.unwrap() - 0x1000)
+        .collect();
+    let paper = problem_of(&repo("benchmarks/examples/paper.12.csv"), 12);
+    validate(&paper, &Solution { offsets }).unwrap();
+    // And with exclusive starts.
+    let exclusive = temp("paper.exclusive.csv");
+    std::fs::write(
+        &exclusive,
+        "id,lower,upper,size\nb1,-1,3,4\nb2,2,9,4\nb3,-1,9,4\nb4,8,21,4\nb5,-1,21,4\n",
+    )
+    .unwrap();
+    let o = bin()
+        .args([
+            "--capacity=12",
+            &format!("--input={}", exclusive.display()),
+            "--lifetime=exclusive",
+            "--quiet",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    // The input's columns are written back as given: take the offsets.
+    let offsets = String::from_utf8(o.stdout)
+        .unwrap()
+        .lines()
+        .skip(1)
+        .map(|l| l.rsplit(',').next().unwrap().parse().unwrap())
+        .collect();
+    validate(&paper, &Solution { offsets }).unwrap();
+
+    let o = bin()
+        .args([
+            "--capacity=12",
+            &format!("--input={}", inclusive.display()),
+            "--lifetime=closed",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stderr(&o).contains("--lifetime takes half-open, inclusive or exclusive"));
+
+    let aligned = temp("aligned.csv");
+    std::fs::write(&aligned, "id,lower,upper,size,alignment\na,0,2,64,64\n").unwrap();
+    let o = bin()
+        .args([
+            "--capacity=128",
+            &format!("--input={}", aligned.display()),
+            "--base=96",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        stderr(&o)
+            .contains("base address 96 is not a multiple of buffer 0 (id \"a\")'s alignment 64"),
+        "{}",
+        stderr(&o)
+    );
+}
+
+#[test]
+fn svg_draws_every_piece() {
+    let input = repo("benchmarks/challenging/C.1048576.csv");
+    let svg = temp("C.svg");
+    let o = bin()
+        .args([
+            "--capacity=1048576",
+            &format!("--input={input}"),
+            &format!("--svg={}", svg.display()),
+            "--quiet",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let text = std::fs::read_to_string(&svg).unwrap();
+    let problem = problem_of(&input, 1048576);
+    let pieces: usize = problem.buffers().iter().map(|b| b.pieces().count()).sum();
+    assert!(text.starts_with("<svg") && text.trim_end().ends_with("</svg>"));
+    assert_eq!(text.matches("<rect x=").count(), pieces);
+    assert!(text.contains("capacity 1048576") && text.contains("max load"));
+}
+
+#[test]
+fn long_runs_show_progress_on_stderr() {
+    let o = bin()
+        .args([
+            "--minimize",
+            &format!("--input={}", repo("benchmarks/challenging/D.1048576.csv")),
+            "--timeout=1.6s",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let err = stderr(&o);
+    // Not a terminal: whole lines, the first after a second.
+    assert!(
+        err.contains("minimalloc: 1.0 s minimising: best height"),
+        "{err}"
+    );
+    assert!(err.contains("stopped by the timeout"), "{err}");
+    // Quick runs say nothing but the summary.
+    let o = bin()
+        .args([
+            "--minimize",
+            &format!("--input={}", repo("benchmarks/examples/paper.12.csv")),
+        ])
+        .output()
+        .unwrap();
+    let err = stderr(&o);
+    assert!(
+        err.starts_with("minimalloc: height 12 (proven optimal); max load 12; from "),
+        "{err}"
+    );
+    assert_eq!(err.lines().count(), 1, "{err}");
 }
