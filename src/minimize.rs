@@ -9,7 +9,9 @@
 //!   fit it), then halving the interval. A placement found there lowers
 //!   the upper bound to its own height; a proof raises the lower bound;
 //!   a search that runs out of its share of time proves nothing.
-//! - With the time left, improving restarts of the heuristics.
+//! - Improving restarts of the heuristics: on the other cores while the
+//!   exact search runs, each side telling the other its bounds; on one
+//!   core, after it, with at least half of the time.
 //!
 //! The result is the lowest placement found, its height, the lower bound,
 //! and whether the two meet (then the height is proven optimal). At the
@@ -17,9 +19,10 @@
 //! has run.
 
 use alloc::vec::Vec;
+use core::sync::atomic::{AtomicBool, AtomicI64, Ordering};
 
-use crate::deadline::Stop;
-use crate::heuristic::{self, Best};
+use crate::deadline::{Deadline, Stop};
+use crate::heuristic::{self, Best, Restarts};
 use crate::plan::{Outcome, Source, Status};
 use crate::portfolio::Work;
 use crate::problem::Problem;
@@ -50,55 +53,152 @@ pub(crate) fn minimize(work: &Work<'_>) -> Outcome {
     }
     let strategies = work.strategies();
     let mut best: Option<Incumbent> = None;
-    let take = |b: Best, best: &mut Option<Incumbent>| {
-        if b.height <= capacity && best.as_ref().is_none_or(|i| b.height < i.height) {
-            *best = Some(Incumbent {
-                source: Source::Heuristic(b.strategy, b.restart),
-                offsets: b.offsets,
-                height: b.height,
-            });
-        }
-    };
-    let (found, stop) = work.quick(&strategies, lower);
-    if let Some(b) = found {
-        take(b, &mut best);
+    let mut quick = work.quick(&strategies, lower);
+    if let Some(b) = quick.best.take() {
+        take(work, b, &mut best);
     }
-    if let Some(stop) = stop {
+    if let Some(stop) = quick.stop {
         return finish(work, outcome, best, lower, Some(stop));
     }
     work.report(best.as_ref().map(|b| b.height), lower);
 
-    let mut stopped = None;
-    if work.exact_applies() && best.as_ref().is_none_or(|b| b.height > lower) {
-        stopped = bisect(work, &mut best, &mut lower, &mut outcome);
-    }
-    if stopped.is_none() && !strategies.is_empty() && best.as_ref().is_none_or(|b| b.height > lower)
-    {
-        let found = heuristic::improve(
-            &work.layout,
-            &work.restarts(strategies),
-            lower,
-            &work.deadline,
-            &|h| {
-                if best.as_ref().is_none_or(|b| h < b.height) {
-                    work.report(Some(h), lower);
-                }
-            },
-        );
-        if let Some(b) = found {
-            outcome.restarts = b.restart + 1;
-            take(b, &mut best);
-            work.report(best.as_ref().map(|b| b.height), lower);
+    let open = |best: &Option<Incumbent>, lower: i64| best.as_ref().is_none_or(|b| b.height > lower);
+    let exact = work.exact_applies() && open(&best, lower);
+    let restarts = !strategies.is_empty();
+    let side_by_side = exact
+        && restarts
+        && work.options.workers() > 1
+        && work.deadline.remaining().is_some();
+    let stopped = if side_by_side {
+        exact_beside_restarts(work, work.restarts(&quick), &mut best, &mut lower, &mut outcome)
+    } else {
+        let mut stopped = None;
+        if exact {
+            // When restarts follow, they get half of the time: the exact
+            // search may make no progress at all on a large problem.
+            let budget = match (restarts, work.deadline.remaining()) {
+                (true, Some(left)) => work.deadline.sooner(left / 2),
+                _ => work.deadline,
+            };
+            let shared = Shared::new(&best, lower);
+            stopped = bisect(work, &budget, &shared, &mut best, &mut lower, &mut outcome);
         }
-        stopped = work.deadline.check().err();
-    }
+        if stopped.is_none() && restarts && open(&best, lower) {
+            let shared = Shared::new(&best, lower);
+            let found = heuristic::improve(
+                &work.layout,
+                &work.restarts(&quick),
+                lower,
+                &work.deadline,
+                &|h| shared.restart_found(work, h),
+            );
+            if let Some(b) = found {
+                outcome.restarts = b.restart + 1;
+                take(work, b, &mut best);
+            }
+            work.report(best.as_ref().map(|b| b.height), lower);
+            stopped = work.deadline.check().err();
+        }
+        stopped
+    };
     finish(work, outcome, best, lower, stopped)
 }
 
-/// The exact search between the bounds. Returns why it stopped early, if
-/// the whole plan must stop.
+/// Keeps a heuristic placement if it fits and is the lowest yet.
+fn take(work: &Work<'_>, b: Best, best: &mut Option<Incumbent>) {
+    if b.height <= work.problem.capacity() && best.as_ref().is_none_or(|i| b.height < i.height) {
+        *best = Some(Incumbent {
+            source: Source::Heuristic(b.strategy, b.restart),
+            offsets: b.offsets,
+            height: b.height,
+        });
+    }
+}
+
+/// The bounds as the exact search and the restarts beside it see them.
+struct Shared {
+    /// The lowest height found by either.
+    height: AtomicI64,
+    /// The lower bound, raised by the exact search's proofs.
+    lower: AtomicI64,
+    /// Set when the restarts may stop: the bounds have met.
+    halt: AtomicBool,
+}
+
+impl Shared {
+    fn new(best: &Option<Incumbent>, lower: i64) -> Self {
+        Shared {
+            height: AtomicI64::new(best.as_ref().map_or(i64::MAX, |b| b.height)),
+            lower: AtomicI64::new(lower),
+            halt: AtomicBool::new(false),
+        }
+    }
+
+    /// A restart placed everything at height `h`, lower than any before.
+    fn restart_found(&self, work: &Work<'_>, h: i64) {
+        if h < self.height.fetch_min(h, Ordering::Relaxed) {
+            let lower = self.lower.load(Ordering::Relaxed);
+            if h <= lower {
+                self.halt.store(true, Ordering::Relaxed);
+            }
+            work.report(Some(h), lower);
+        }
+    }
+}
+
+/// The exact search on this thread, the improving restarts on the others,
+/// until the bounds meet or the deadline passes. Each tells the other
+/// what it found: a lower restart placement lowers the capacities the
+/// exact search tries next; a proof raises the bound the restarts aim at.
+#[cfg(feature = "std")]
+fn exact_beside_restarts(
+    work: &Work<'_>,
+    mut how: Restarts,
+    best: &mut Option<Incumbent>,
+    lower: &mut i64,
+    outcome: &mut Outcome,
+) -> Option<Stop> {
+    let shared = Shared::new(best, *lower);
+    let side = work.deadline.with_halt(&shared.halt);
+    how.threads = how.threads.saturating_sub(1).max(1);
+    let aim = *lower;
+    let (stopped, found) = std::thread::scope(|scope| {
+        let helper = scope.spawn(|| {
+            heuristic::improve(&work.layout, &how, aim, &side, &|h| {
+                shared.restart_found(work, h)
+            })
+        });
+        let stopped = bisect(work, &work.deadline, &shared, best, lower, outcome);
+        if stopped.is_some() || shared.height.load(Ordering::Relaxed) <= *lower {
+            shared.halt.store(true, Ordering::Relaxed);
+        }
+        (stopped, helper.join().unwrap_or(None))
+    });
+    if let Some(b) = found {
+        outcome.restarts = b.restart + 1;
+        take(work, b, best);
+    }
+    work.report(best.as_ref().map(|b| b.height), *lower);
+    stopped.or_else(|| work.deadline.check().err())
+}
+
+#[cfg(not(feature = "std"))]
+fn exact_beside_restarts(
+    _: &Work<'_>,
+    _: Restarts,
+    _: &mut Option<Incumbent>,
+    _: &mut i64,
+    _: &mut Outcome,
+) -> Option<Stop> {
+    unreachable!("one worker without std")
+}
+
+/// The exact search between the bounds, within `budget`. Returns why it
+/// stopped early, if the whole plan must stop.
 fn bisect(
     work: &Work<'_>,
+    budget: &Deadline<'_>,
+    shared: &Shared,
     best: &mut Option<Incumbent>,
     lower: &mut i64,
     outcome: &mut Outcome,
@@ -115,20 +215,25 @@ fn bisect(
     }
     tries.push(lo);
     tries.reverse();
-    while lo <= hi {
+    loop {
+        // A restart beside this search may have placed lower.
+        hi = hi.min(shared.height.load(Ordering::Relaxed).saturating_sub(1));
+        if lo > hi {
+            break;
+        }
         let c = match tries.pop() {
             Some(c) if lo <= c && c <= hi => c,
             _ => lo + (hi - lo) / 2,
         };
         let mut params = work.options.solver.clone();
-        let deadline = match work.deadline.remaining() {
-            Some(left) => work.deadline.sooner(left / EXACT_SHARE),
+        let deadline = match budget.remaining() {
+            Some(left) => budget.sooner(left / EXACT_SHARE),
             None => {
                 let nodes = EXACT_NODES_PER_BUFFER
                     .saturating_mul(work.problem.len() as u64)
                     .max(100_000);
                 params.node_limit = Some(params.node_limit.map_or(nodes, |n| n.min(nodes)));
-                work.deadline
+                *budget
             }
         };
         let (verdict, stats) = solver::solve(work.problem, c, &params, &deadline);
@@ -139,6 +244,7 @@ fn bisect(
             Verdict::Solved(offsets) => {
                 let height = height(work, &offsets);
                 hi = height - 1;
+                shared.height.fetch_min(height, Ordering::Relaxed);
                 *best = Some(Incumbent {
                     offsets,
                     height,
@@ -147,6 +253,7 @@ fn bisect(
             }
             Verdict::Infeasible => {
                 *lower = (*lower).max(c + 1);
+                shared.lower.fetch_max(*lower, Ordering::Relaxed);
                 lo = c + 1;
             }
             // Unknown: look higher, prove nothing.
@@ -155,11 +262,15 @@ fn bisect(
                 if work.deadline.check().is_err() {
                     return Some(stop);
                 }
+                if budget.check().is_err() {
+                    break;
+                }
                 lo = c + 1;
             }
         }
-        work.report(best.as_ref().map(|b| b.height), *lower);
-        if best.as_ref().is_some_and(|b| b.height <= *lower) {
+        let height = shared.height.load(Ordering::Relaxed);
+        work.report((height < i64::MAX).then_some(height), *lower);
+        if height <= *lower {
             break;
         }
     }

@@ -60,6 +60,17 @@ fn choose(method: Method, layout: &Layout) -> Vec<Strategy> {
     }
 }
 
+/// What running each strategy once found.
+pub(crate) struct Quick {
+    /// The lowest placement.
+    pub(crate) best: Option<Best>,
+    /// Why the strategies stopped early, if they did.
+    pub(crate) stop: Option<Stop>,
+    /// If every strategy ran: the strategies by the height of their plain
+    /// placements, lowest first (ties: cheapest first).
+    pub(crate) ranked: Option<Vec<Strategy>>,
+}
+
 /// Whether `a` is lower than the best so far.
 pub(crate) fn better(a: &Best, b: &Option<Best>) -> bool {
     b.as_ref().is_none_or(|b| a.height < b.height)
@@ -72,35 +83,41 @@ impl Work<'_> {
     }
 
     /// Each strategy once, in its plain order, cheapest first, until one
-    /// is no higher than `enough`: the lowest placement, and why the
-    /// strategies stopped early, if they did.
-    pub(crate) fn quick(
-        &self,
-        strategies: &[Strategy],
-        enough: i64,
-    ) -> (Option<Best>, Option<Stop>) {
+    /// is no higher than `enough`.
+    pub(crate) fn quick(&self, strategies: &[Strategy], enough: i64) -> Quick {
         let mut poll = Poll::new(&self.deadline, 1 << 14);
-        let mut best: Option<Best> = None;
+        let mut quick = Quick {
+            best: None,
+            stop: None,
+            ranked: None,
+        };
+        let mut heights = Vec::with_capacity(strategies.len());
         for (i, &s) in strategies.iter().enumerate() {
             let order = self.layout.order(s, None);
             let (offsets, height) = match self.layout.place(s, &order, &mut poll) {
                 Ok(placed) => placed,
-                Err(stop) => return (best, Some(stop)),
+                Err(stop) => {
+                    quick.stop = Some(stop);
+                    return quick;
+                }
             };
+            heights.push((height, i));
             let found = Best {
                 offsets,
                 height,
                 strategy: s,
                 restart: i as u64,
             };
-            if better(&found, &best) {
-                best = Some(found);
+            if better(&found, &quick.best) {
+                quick.best = Some(found);
             }
-            if best.as_ref().is_some_and(|b| b.height <= enough) {
-                break;
+            if quick.best.as_ref().is_some_and(|b| b.height <= enough) {
+                return quick;
             }
         }
-        (best, None)
+        heights.sort_unstable();
+        quick.ranked = Some(heights.into_iter().map(|(_, i)| strategies[i]).collect());
+        quick
     }
 
     /// Whether the exact search is worth its set-up (memory grows with
@@ -113,9 +130,13 @@ impl Work<'_> {
         }
     }
 
-    pub(crate) fn restarts(&self, strategies: Vec<Strategy>) -> Restarts {
+    /// Restarts of the strategies after `quick` ran them: the ranked ones
+    /// from their first perturbed order, or else all from their plain
+    /// orders.
+    pub(crate) fn restarts(&self, quick: &Quick) -> Restarts {
         Restarts {
-            strategies,
+            strategies: quick.ranked.clone().unwrap_or_else(|| self.strategies()),
+            plain_done: quick.ranked.is_some(),
             count: self.options.restarts,
             seed: self.options.seed,
             threads: self.options.workers(),
@@ -189,7 +210,8 @@ fn fit(work: &Work<'_>) -> Outcome {
         return outcome;
     }
     let strategies = work.strategies();
-    match work.quick(&strategies, capacity) {
+    let mut quick = work.quick(&strategies, capacity);
+    match (quick.best.take(), quick.stop) {
         (Some(best), _) if best.height <= capacity => {
             let source = Source::Heuristic(best.strategy, best.restart);
             return solved(outcome, best, source);
@@ -197,11 +219,12 @@ fn fit(work: &Work<'_>) -> Outcome {
         (_, Some(stop)) => return outcome.stop(stop),
         _ => {}
     }
+    let how = work.restarts(&quick);
     if !work.exact_applies() {
         // Restarts until one fits (or the time or the count runs out).
         let found = heuristic::improve(
             &work.layout,
-            &work.restarts(strategies),
+            &how,
             capacity,
             &work.deadline,
             &|_| {},
@@ -218,21 +241,17 @@ fn fit(work: &Work<'_>) -> Outcome {
             },
         };
     }
-    exact_with_restarts(work, strategies, outcome)
+    exact_with_restarts(work, how, outcome)
 }
 
 /// The exact search at the capacity, with improving restarts on the other
 /// cores when there is a timeout to bound them; the first fit wins.
-fn exact_with_restarts(
-    work: &Work<'_>,
-    strategies: Vec<Strategy>,
-    mut outcome: Outcome,
-) -> Outcome {
+fn exact_with_restarts(work: &Work<'_>, how: Restarts, mut outcome: Outcome) -> Outcome {
     let capacity = work.problem.capacity();
     let halt = AtomicBool::new(false);
     let deadline = work.deadline.with_halt(&halt);
     let side =
-        work.options.workers() > 1 && work.deadline.remaining().is_some() && !strategies.is_empty();
+        work.options.workers() > 1 && work.deadline.remaining().is_some() && !how.strategies.is_empty();
     let exact = || {
         let r = solver::solve(work.problem, capacity, &work.options.solver, &deadline);
         if !matches!(r.0, Verdict::Stopped(_)) {
@@ -241,7 +260,7 @@ fn exact_with_restarts(
         r
     };
     let restarts = || {
-        let mut how = work.restarts(strategies.clone());
+        let mut how = how.clone();
         how.threads = how.threads.saturating_sub(1).max(1);
         let found = heuristic::improve(&work.layout, &how, capacity, &deadline, &|_| {});
         if found.as_ref().is_some_and(|b| b.height <= capacity) {
