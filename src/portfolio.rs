@@ -34,6 +34,10 @@ pub(crate) struct Work<'a> {
 const HOLE_FILLING_PAIRS: u64 = 50_000_000;
 const BEST_FIT_PAIRS: u64 = 20_000_000;
 
+/// Strategies whose plain placement is more than this many times as far
+/// above the lower bound as the best one get no restarts.
+const RESTART_CUTOFF: i64 = 4;
+
 /// Buffers above which the skyline is left out: it is cheap, but needs
 /// every buffer's contention measured first, and it has not once come
 /// near the others on the challenging suite or on generated training
@@ -66,8 +70,9 @@ pub(crate) struct Quick {
     pub(crate) best: Option<Best>,
     /// Why the strategies stopped early, if they did.
     pub(crate) stop: Option<Stop>,
-    /// If every strategy ran: the strategies by the height of their plain
-    /// placements, lowest first (ties: cheapest first).
+    /// If every strategy ran: the strategies worth restarting, by the
+    /// height of their plain placements, lowest first (ties: cheapest
+    /// first).
     pub(crate) ranked: Option<Vec<Strategy>>,
 }
 
@@ -116,7 +121,17 @@ impl Work<'_> {
             }
         }
         heights.sort_unstable();
-        quick.ranked = Some(heights.into_iter().map(|(_, i)| strategies[i]).collect());
+        // A strategy whose plain placement wastes several times what the
+        // best one does has not once won by perturbation: leave it out.
+        let excess = |h: i64| h.saturating_sub(self.lower_bound).max(0);
+        let cut = heights.first().map_or(0, |&(h, _)| excess(h).saturating_mul(RESTART_CUTOFF));
+        quick.ranked = Some(
+            heights
+                .into_iter()
+                .filter(|&(h, _)| excess(h) <= cut)
+                .map(|(_, i)| strategies[i])
+                .collect(),
+        );
         quick
     }
 
