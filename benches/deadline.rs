@@ -5,16 +5,19 @@
 //!     cargo bench --bench deadline -- [--runs N] [--sizes 1000,28526]
 //!
 //! Each instance is planned at its max load (a hard capacity), once with a
-//! timeout and once cancelled from another thread; the table gives the
-//! median time from the timeout, or from the moment the flag was set, to
-//! the return (negative: the plan ended before the stop).
+//! timeout and once cancelled from another thread, by the exact search
+//! alone (`Method::Exact`) and by the default portfolio (`Method::Auto`,
+//! heuristics and restarts on every core, with the exact search where it
+//! applies); the table gives the median time from the timeout, or from the
+//! moment the flag was set, to the return ("-": the plan ended before the
+//! stop).
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use minimalloc::gen::{generate, Spec};
-use minimalloc::{max_load, plan, Options, Problem};
+use minimalloc::{max_load, plan, Method, Options, Problem};
 
 fn peak_rss_mb() -> f64 {
     let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
@@ -62,59 +65,83 @@ fn main() {
     let stop = Duration::from_millis(stop_ms);
     println!("stop requested after {stop_ms} ms; overshoot = return time - {stop_ms} ms (median of {runs})");
     println!(
-        "{:>8} {:>10} {:>14} {:>14} {:>12}  status",
-        "buffers", "pairs/buf", "timeout (ms)", "cancel (ms)", "peak MB"
+        "{:>8} {:>10} {:>14} {:>14} {:>14} {:>14} {:>10}",
+        "buffers",
+        "pairs/buf",
+        "exact timeout",
+        "exact cancel",
+        "auto timeout",
+        "auto cancel",
+        "peak MB"
     );
     for &n in &sizes {
         let buffers = generate(Spec::new(n, 1));
         let probe = Problem::new(i64::MAX, buffers.clone()).unwrap();
         let problem = probe.with_capacity(max_load(&probe)).unwrap();
-        let mut statuses = Vec::new();
-        let mut timeout_over = Vec::new();
-        let mut cancel_over = Vec::new();
-        for _ in 0..runs {
-            let options = Options {
-                timeout: Some(stop),
-                ..Options::default()
-            };
-            let t = Instant::now();
-            let o = plan(&problem, &options);
-            timeout_over.push(t.elapsed().as_secs_f64() * 1e3 - stop_ms as f64);
-            statuses.push(format!("{:?}", o.status));
-
-            let flag = Arc::new(AtomicBool::new(false));
-            let options = Options {
-                cancel: Some(flag.clone()),
-                ..Options::default()
-            };
-            // The overshoot counts from the moment the other thread set the
-            // flag, not from when it was asked to wake up.
-            let setter = std::thread::spawn(move || {
-                std::thread::sleep(stop);
-                flag.store(true, Ordering::Relaxed);
-                Instant::now()
-            });
-            let o = plan(&problem, &options);
-            let returned = Instant::now();
-            statuses.push(format!("{:?}", o.status));
-            let set_at = setter.join().unwrap();
-            let over = returned.saturating_duration_since(set_at).as_secs_f64() * 1e3;
-            let cancelled = o.status == minimalloc::Status::Cancelled;
-            cancel_over.push(if cancelled { over } else { -1.0 });
+        let mut cells = Vec::new();
+        for method in [Method::Exact, Method::Auto] {
+            let (timeout, cancel) = overshoots(&problem, method, stop, runs);
+            cells.push(median(timeout));
+            cells.push(median(cancel));
         }
-        statuses.sort();
-        statuses.dedup();
         let pairs_per_buffer = overlap_pairs(&problem) as f64 / n as f64;
         println!(
-            "{:>8} {:>10.1} {:>14} {:>14} {:>12.0}  {}",
+            "{:>8} {:>10.1} {:>14} {:>14} {:>14} {:>14} {:>10.0}",
             n,
             pairs_per_buffer,
-            median(timeout_over),
-            median(cancel_over),
+            cells[0],
+            cells[1],
+            cells[2],
+            cells[3],
             peak_rss_mb(),
-            statuses.join("/")
         );
     }
+}
+
+/// Overshoots in ms after the timeout and after the cancel flag, one per
+/// run (-1 when the plan ended before the stop).
+fn overshoots(
+    problem: &Problem,
+    method: Method,
+    stop: Duration,
+    runs: usize,
+) -> (Vec<f64>, Vec<f64>) {
+    let stop_ms = stop.as_secs_f64() * 1e3;
+    let mut timeout_over = Vec::new();
+    let mut cancel_over = Vec::new();
+    for _ in 0..runs {
+        let options = Options {
+            timeout: Some(stop),
+            method,
+            ..Options::default()
+        };
+        let t = Instant::now();
+        let o = plan(problem, &options);
+        let over = t.elapsed().as_secs_f64() * 1e3 - stop_ms;
+        let timed_out = o.status == minimalloc::Status::TimedOut;
+        timeout_over.push(if timed_out { over } else { -1.0 });
+
+        let flag = Arc::new(AtomicBool::new(false));
+        let options = Options {
+            cancel: Some(flag.clone()),
+            method,
+            ..Options::default()
+        };
+        // The overshoot counts from the moment the other thread set the
+        // flag, not from when it was asked to wake up.
+        let setter = std::thread::spawn(move || {
+            std::thread::sleep(stop);
+            flag.store(true, Ordering::Relaxed);
+            Instant::now()
+        });
+        let o = plan(problem, &options);
+        let returned = Instant::now();
+        let set_at = setter.join().unwrap();
+        let over = returned.saturating_duration_since(set_at).as_secs_f64() * 1e3;
+        let cancelled = o.status == minimalloc::Status::Cancelled;
+        cancel_over.push(if cancelled { over } else { -1.0 });
+    }
+    (timeout_over, cancel_over)
 }
 
 /// Overlapping pairs, counted by a sweep (for the table only).

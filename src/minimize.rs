@@ -62,15 +62,20 @@ pub(crate) fn minimize(work: &Work<'_>) -> Outcome {
     }
     work.report(best.as_ref().map(|b| b.height), lower);
 
-    let open = |best: &Option<Incumbent>, lower: i64| best.as_ref().is_none_or(|b| b.height > lower);
+    let open =
+        |best: &Option<Incumbent>, lower: i64| best.as_ref().is_none_or(|b| b.height > lower);
     let exact = work.exact_applies() && open(&best, lower);
     let restarts = !strategies.is_empty();
-    let side_by_side = exact
-        && restarts
-        && work.options.workers() > 1
-        && work.deadline.remaining().is_some();
+    let side_by_side =
+        exact && restarts && work.options.workers() > 1 && work.deadline.remaining().is_some();
     let stopped = if side_by_side {
-        exact_beside_restarts(work, work.restarts(&quick), &mut best, &mut lower, &mut outcome)
+        exact_beside_restarts(
+            work,
+            work.restarts(&quick),
+            &mut best,
+            &mut lower,
+            &mut outcome,
+        )
     } else {
         let mut stopped = None;
         if exact {

@@ -34,6 +34,14 @@ pub(crate) struct Work<'a> {
 const HOLE_FILLING_PAIRS: u64 = 50_000_000;
 const BEST_FIT_PAIRS: u64 = 20_000_000;
 
+/// Problems up to which the automatic method runs the exact search. Its
+/// overlap lists take 8 bytes a pair; on a generated training step of 10k
+/// buffers and 2.4e7 pairs it made no progress in 10 s (190 MB, and the
+/// core taken from the restarts), and at 28k buffers and 1.9e8 pairs
+/// the lists alone are 1.5 GB.
+const EXACT_BUFFERS: usize = 50_000;
+const EXACT_PAIRS: u64 = 10_000_000;
+
 /// Strategies whose plain placement is more than this many times as far
 /// above the lower bound as the best one get no restarts.
 const RESTART_CUTOFF: i64 = 4;
@@ -124,7 +132,9 @@ impl Work<'_> {
         // A strategy whose plain placement wastes several times what the
         // best one does has not once won by perturbation: leave it out.
         let excess = |h: i64| h.saturating_sub(self.lower_bound).max(0);
-        let cut = heights.first().map_or(0, |&(h, _)| excess(h).saturating_mul(RESTART_CUTOFF));
+        let cut = heights
+            .first()
+            .map_or(0, |&(h, _)| excess(h).saturating_mul(RESTART_CUTOFF));
         quick.ranked = Some(
             heights
                 .into_iter()
@@ -141,7 +151,9 @@ impl Work<'_> {
         match self.options.method {
             Method::Exact => true,
             Method::Heuristic(_) => false,
-            Method::Auto => self.problem.len() <= 50_000,
+            Method::Auto => {
+                self.problem.len() <= EXACT_BUFFERS && self.layout.overlaps <= EXACT_PAIRS
+            }
         }
     }
 
@@ -237,13 +249,7 @@ fn fit(work: &Work<'_>) -> Outcome {
     let how = work.restarts(&quick);
     if !work.exact_applies() {
         // Restarts until one fits (or the time or the count runs out).
-        let found = heuristic::improve(
-            &work.layout,
-            &how,
-            capacity,
-            &work.deadline,
-            &|_| {},
-        );
+        let found = heuristic::improve(&work.layout, &how, capacity, &work.deadline, &|_| {});
         outcome.restarts = found.as_ref().map_or(0, |b| b.restart + 1);
         return match found {
             Some(best) if best.height <= capacity => {
@@ -265,8 +271,9 @@ fn exact_with_restarts(work: &Work<'_>, how: Restarts, mut outcome: Outcome) -> 
     let capacity = work.problem.capacity();
     let halt = AtomicBool::new(false);
     let deadline = work.deadline.with_halt(&halt);
-    let side =
-        work.options.workers() > 1 && work.deadline.remaining().is_some() && !how.strategies.is_empty();
+    let side = work.options.workers() > 1
+        && work.deadline.remaining().is_some()
+        && !how.strategies.is_empty();
     let exact = || {
         let r = solver::solve(work.problem, capacity, &work.options.solver, &deadline);
         if !matches!(r.0, Verdict::Stopped(_)) {

@@ -456,8 +456,8 @@ impl Layout {
         for b in fixed.chain(order.iter().copied()) {
             let b = b as usize;
             let pieces = self.pieces_of(b);
-            let offset = match self.fixed[b] {
-                Some(f) => f,
+            let (offset, work) = match self.fixed[b] {
+                Some(f) => (f, 0),
                 None => {
                     sets.clear();
                     ranges.clear();
@@ -477,7 +477,7 @@ impl Layout {
                 occ.insert(p.first, p.end, offset + p.lower, offset + p.upper);
             }
             offsets[b] = offset;
-            poll.tick(1 + 8 * sets.len() as u64)?;
+            poll.tick(1 + 8 * sets.len() as u64 + work)?;
         }
         Ok(())
     }
@@ -485,17 +485,20 @@ impl Layout {
     /// The lowest aligned offset at which no piece of `b` (several pieces,
     /// or a window) meets memory in use: start at 0 and jump past every
     /// interval a piece would meet. (Best fit places such buffers so too.)
+    /// Also returns the steps taken, for polling.
     fn lowest_hole(
         &self,
         occ: &Occupancy,
         sets: &[(u32, bool)],
         ranges: &[(usize, usize)],
         b: usize,
-    ) -> i64 {
+    ) -> (i64, u64) {
         let a = self.align[b];
         let mut offset = 0i64;
+        let mut work = 0u64;
         loop {
             let mut moved = false;
+            work += sets.len() as u64;
             for (p, &(from, to)) in self.pieces_of(b).iter().zip(ranges) {
                 for &s in &sets[from..to] {
                     let (lo, hi) = (offset + p.lower, offset + p.upper);
@@ -506,7 +509,7 @@ impl Layout {
                 }
             }
             if !moved {
-                return offset;
+                return (offset, work);
             }
         }
     }

@@ -146,7 +146,14 @@ impl Occupancy {
     /// offset: it skips what ends below the candidate, and the candidate
     /// jumps past whatever it meets. First fit stops at the first offset no
     /// cursor moves; best fit records that hole and goes on above it.
-    pub(crate) fn find(&self, sets: &[(u32, bool)], size: i64, align: i64, best: bool) -> i64 {
+    /// Also returns the steps taken, for polling.
+    pub(crate) fn find(
+        &self,
+        sets: &[(u32, bool)],
+        size: i64,
+        align: i64,
+        best: bool,
+    ) -> (i64, u64) {
         const DONE: (i64, i64) = (i64::MAX, i64::MAX);
         let mut runs: Vec<btree_map::Iter<'_, i64, i64>> =
             sets.iter().map(|&s| self.set(s).iter()).collect();
@@ -158,10 +165,15 @@ impl Occupancy {
         let mut passed: Vec<i64> = alloc::vec![0; sets.len()];
         let mut hole: Option<(i64, i64)> = None; // (size, offset)
         let mut at = 0i64;
+        // Steps taken, for the caller's deadline polling: a buffer that
+        // meets many sets may take many passes over them.
+        let mut work = sets.len() as u64;
         loop {
             let mut moved = false;
+            work += heads.len() as u64;
             for k in 0..heads.len() {
                 while heads[k].1 <= at {
+                    work += 1;
                     passed[k] = heads[k].1;
                     heads[k] = runs[k].next().map_or(DONE, |(&b, &t)| (b, t));
                 }
@@ -175,12 +187,12 @@ impl Occupancy {
             }
             // `at` is free in every set.
             if !best {
-                return at;
+                return (at, work);
             }
             let end = heads.iter().map(|h| h.0).min().unwrap_or(i64::MAX);
             if end == i64::MAX {
                 // The open space above everything: only if nothing fits.
-                return hole.map_or(at, |(_, o)| o);
+                return (hole.map_or(at, |(_, o)| o), work);
             }
             let start = passed.iter().copied().max().unwrap_or(0).min(at);
             if hole.is_none_or(|(h, _)| end - start < h) {
@@ -251,14 +263,14 @@ mod tests {
                 .any(|&s| occ.set(s).conflict(lo, lo + size).is_some());
             assert_eq!(got, meets(lo));
             // First fit: the lowest aligned free offset.
-            let first = occ.find(&sets, size, align, false);
+            let first = occ.find(&sets, size, align, false).0;
             assert_eq!(
                 first,
                 (0..).step_by(align as usize).find(|&o| !meets(o)).unwrap()
             );
             // Best fit: free, aligned, and in a hole no larger than the one
             // first fit uses.
-            let best = occ.find(&sets, size, align, true);
+            let best = occ.find(&sets, size, align, true).0;
             assert!(!meets(best) && best % align == 0);
             if next(2) == 0 {
                 let at = if next(2) == 0 { first } else { best };

@@ -77,7 +77,11 @@ fn restart(layout: &Layout, how: &Restarts, i: u64, deadline: &Deadline<'_>) -> 
         let rank = u64::from(j.trailing_zeros()).min(k - 1);
         let strategy = how.strategies[rank as usize];
         // How many times this strategy came before: the spreads cycle.
-        let turn = if rank == k - 1 { j >> rank } else { j >> (rank + 1) };
+        let turn = if rank == k - 1 {
+            j >> rank
+        } else {
+            j >> (rank + 1)
+        };
         let spread = SPREADS[(turn % SPREADS.len() as u64) as usize];
         let mut rng = Rng::new(how.seed ^ i.wrapping_mul(0xA076_1D64_78BD_642F));
         (strategy, layout.order(strategy, Some((&mut rng, spread))))
