@@ -160,7 +160,7 @@ fn main() {
         }
         let (height, load): (f64, f64) = (f[1].parse().unwrap(), f[2].parse().unwrap());
         let above = if load > 0.0 {
-            format!("{:.2}%", 100.0 * (height - load) / load)
+            format!("{:.3}%", 100.0 * (height - load) / load)
         } else {
             "-".into()
         };
