@@ -5,8 +5,9 @@
 //! in an ordered map, so a placement is checked in O(pieces log pieces)
 //! whatever the number of overlapping pairs.
 
-use alloc::collections::BTreeMap;
+use alloc::collections::{BTreeMap, BinaryHeap};
 use alloc::vec::Vec;
+use core::cmp::Reverse;
 
 use crate::problem::{Error, Problem};
 
@@ -210,50 +211,57 @@ pub fn validate_below(
         }
     }
 
-    // Events: (time, 0 = end / 1 = start, piece). Ends sort first so that
-    // a piece ending at t and one starting at t do not meet.
+    // Pieces in order of their start, each with its memory range, so that
+    // the sweep reads them in sequence (a million buffers: looking pieces
+    // up by id in time order missed the cache on every event).
     struct Live {
-        buffer: u32,
+        start: i64,
+        end: i64,
         lower: i64,
         upper: i64,
+        buffer: u32,
     }
     let mut pieces: Vec<Live> = Vec::with_capacity(buffers.len());
-    let mut events: Vec<(i64, u8, u32)> = Vec::with_capacity(buffers.len() * 2);
     for (i, (b, &offset)) in buffers.iter().zip(&solution.offsets).enumerate() {
         for p in b.pieces() {
-            let id = pieces.len() as u32;
             pieces.push(Live {
-                buffer: i as u32,
+                start: p.lower,
+                end: p.upper,
                 lower: offset + p.window.lower,
                 upper: offset + p.window.upper,
+                buffer: i as u32,
             });
-            events.push((p.lower, 1, id));
-            events.push((p.upper, 0, id));
         }
     }
-    crate::sort::sort(&mut events);
+    crate::sort::sort_by_key(&mut pieces, |p| p.start);
 
-    // Memory ranges in use, keyed by (start, piece): disjoint as long as
-    // the placement is valid, so the only range that can meet a new one
-    // is the last one starting below its end.
-    let mut active: BTreeMap<(i64, u32), i64> = BTreeMap::new();
-    for &(time, kind, id) in &events {
-        let p = &pieces[id as usize];
-        if kind == 0 {
-            active.remove(&(p.lower, id));
-            continue;
+    // Memory ranges in use, keyed by their start and holding (end,
+    // buffer): disjoint (so their starts differ) as long as the placement
+    // is valid, and the only range that can meet a new one is the last
+    // one starting below its end; the first meeting ends the walk. Pieces
+    // ending at a time leave before those starting then.
+    let mut active: BTreeMap<i64, (i64, u32)> = BTreeMap::new();
+    let mut ending: BinaryHeap<Reverse<(i64, i64)>> = BinaryHeap::new();
+    for p in &pieces {
+        while let Some(&Reverse((t, lower))) = ending.peek() {
+            if t > p.start {
+                break;
+            }
+            ending.pop();
+            active.remove(&lower);
         }
-        if let Some((&(_, other), &end)) = active.range(..(p.upper, 0)).next_back() {
+        if let Some((_, &(end, other))) = active.range(..p.upper).next_back() {
             if end > p.lower {
-                let (a, b) = (pieces[other as usize].buffer, p.buffer);
+                let (a, b) = (other, p.buffer);
                 return Err(ValidationError::Overlap {
                     first: a.min(b) as usize,
                     second: a.max(b) as usize,
-                    time,
+                    time: p.start,
                 });
             }
         }
-        active.insert((p.lower, id), p.upper);
+        active.insert(p.lower, (p.upper, p.buffer));
+        ending.push(Reverse((p.end, p.lower)));
     }
     Ok(())
 }

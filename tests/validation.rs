@@ -117,6 +117,44 @@ fn each_invalid_field_is_named() {
     }
 }
 
+/// The repeat named is the earliest buffer whose id came before, and the
+/// first buffer named is where it came first, however the ids repeat.
+#[test]
+fn a_duplicate_id_names_the_earliest_repeat_and_its_first() {
+    let mut rng = Rng::new(17);
+    for round in 0..500 {
+        let n = 2 + (round % 40) as usize;
+        let alphabet = 1 + rng.range(0, 2 * n as i64);
+        let ids: Vec<String> = (0..n)
+            .map(|_| {
+                let k = rng.range(0, alphabet);
+                // Some ids empty: those are never duplicates.
+                if k == 0 {
+                    String::new()
+                } else {
+                    format!("b{k}")
+                }
+            })
+            .collect();
+        let buffers: Vec<Buffer> = ids
+            .iter()
+            .map(|id| Buffer::new(id.clone(), 0, 1, 1))
+            .collect();
+        let expected = (0..n).find_map(|j| {
+            let first = (0..j).find(|&i| !ids[j].is_empty() && ids[i] == ids[j])?;
+            Some(format!(
+                "buffer {j} (id {:?}): id duplicate id: buffer {first} has it too",
+                ids[j]
+            ))
+        });
+        match (Problem::new(10, buffers), expected) {
+            (Ok(_), None) => {}
+            (Err(e), Some(want)) => assert_eq!(e.to_string(), want, "ids {ids:?}"),
+            (got, want) => panic!("ids {ids:?}: got {:?}, want {want:?}", got.err()),
+        }
+    }
+}
+
 #[test]
 fn capacity_must_be_positive() {
     assert_eq!(error_of(0, vec![]), "capacity must be positive, got 0");
