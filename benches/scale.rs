@@ -21,20 +21,13 @@
 use std::process::Command;
 use std::time::{Duration, Instant};
 
+mod common;
+use common::peak_rss_mb;
+
 use minimalloc::gen::{generate, Spec};
 use minimalloc::heuristic::{run, Strategy};
 use minimalloc::plan::describe;
 use minimalloc::{csv, max_load, plan, validate, Objective, Options, Problem, Solution};
-
-fn peak_rss_mb() -> f64 {
-    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
-    status
-        .lines()
-        .find(|l| l.starts_with("VmHWM:"))
-        .and_then(|l| l.split_whitespace().nth(1))
-        .and_then(|kb| kb.parse::<f64>().ok())
-        .map_or(f64::NAN, |kb| kb / 1024.0)
-}
 
 /// One row, run in this process: prints it as tab-separated fields.
 fn row(spec: &str) {
