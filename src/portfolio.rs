@@ -106,8 +106,11 @@ impl Work<'_> {
         };
         let mut heights = Vec::with_capacity(strategies.len());
         for (i, &s) in strategies.iter().enumerate() {
-            let order = self.layout.order(s, None);
-            let (offsets, height) = match self.layout.place(s, &order, &mut poll) {
+            let placed = self
+                .layout
+                .order(s, None, &mut poll)
+                .and_then(|order| self.layout.place(s, &order, &mut poll));
+            let (offsets, height) = match placed {
                 Ok(placed) => placed,
                 Err(stop) => {
                     quick.stop = Some(stop);

@@ -20,15 +20,6 @@ pub(crate) fn sort_by_key<T, K: Ord>(v: &mut [T], key: impl FnMut(&T) -> K) {
     heapsort(&mut ByKey { v, key });
 }
 
-/// Sorts `v` by the total order `cmp`, in increasing order.
-#[cfg(feature = "heuristics")]
-pub(crate) fn sort_by<T>(v: &mut [T], cmp: impl FnMut(&T, &T) -> core::cmp::Ordering) {
-    #[cfg(feature = "std")]
-    v.sort_unstable_by(cmp);
-    #[cfg(not(feature = "std"))]
-    heapsort(&mut ByOrder { v, cmp });
-}
-
 /// A sequence the heapsort can compare and permute by position.
 trait Sequence {
     fn len(&self) -> usize;
@@ -63,26 +54,6 @@ impl<T, K: Ord, F: FnMut(&T) -> K> Sequence for ByKey<'_, T, F> {
     }
     fn less(&mut self, i: usize, j: usize) -> bool {
         (self.key)(&self.v[i]) < (self.key)(&self.v[j])
-    }
-    fn swap(&mut self, i: usize, j: usize) {
-        self.v.swap(i, j);
-    }
-}
-
-#[cfg(feature = "heuristics")]
-#[cfg_attr(feature = "std", allow(dead_code))]
-struct ByOrder<'a, T, F> {
-    v: &'a mut [T],
-    cmp: F,
-}
-
-#[cfg(feature = "heuristics")]
-impl<T, F: FnMut(&T, &T) -> core::cmp::Ordering> Sequence for ByOrder<'_, T, F> {
-    fn len(&self) -> usize {
-        self.v.len()
-    }
-    fn less(&mut self, i: usize, j: usize) -> bool {
-        (self.cmp)(&self.v[i], &self.v[j]).is_lt()
     }
     fn swap(&mut self, i: usize, j: usize) {
         self.v.swap(i, j);

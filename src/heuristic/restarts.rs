@@ -71,7 +71,7 @@ fn restart(layout: &Layout, how: &Restarts, i: u64, deadline: &Deadline<'_>) -> 
     let mut poll = Poll::new(deadline, 1 << 14);
     let (strategy, order) = if i < k {
         let strategy = how.strategies[i as usize];
-        (strategy, layout.order(strategy, None))
+        (strategy, layout.order(strategy, None, &mut poll).ok()?)
     } else {
         let j = i - k + 1;
         let rank = u64::from(j.trailing_zeros()).min(k - 1);
@@ -84,7 +84,8 @@ fn restart(layout: &Layout, how: &Restarts, i: u64, deadline: &Deadline<'_>) -> 
         };
         let spread = SPREADS[(turn % SPREADS.len() as u64) as usize];
         let mut rng = Rng::new(how.seed ^ i.wrapping_mul(0xA076_1D64_78BD_642F));
-        (strategy, layout.order(strategy, Some((&mut rng, spread))))
+        let noise = Some((&mut rng, spread));
+        (strategy, layout.order(strategy, noise, &mut poll).ok()?)
     };
     let (offsets, height) = layout.place(strategy, &order, &mut poll).ok()?;
     Some(Best {
