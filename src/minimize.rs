@@ -346,10 +346,17 @@ fn finish(
     stop: Option<Stop>,
 ) -> Outcome {
     outcome.lower_bound = lower;
-    if best.is_none() {
+    if best.is_none() && !work.layout.fixed_clash {
         // Stopped before any strategy finished: every buffer above the
         // other still beats returning nothing.
-        best = fallback(work.problem);
+        let (offsets, height) = work.layout.stack();
+        if height <= work.problem.capacity() {
+            best = Some(Incumbent {
+                offsets,
+                height,
+                source: Source::Stacked,
+            });
+        }
     }
     if let Some(b) = best {
         outcome.status = Status::Solved;

@@ -198,10 +198,14 @@ pub(crate) fn plan(problem: &Problem, options: &Options, deadline: Deadline<'_>)
     });
     let layout = match set_up {
         Ok(l) => l,
-        Err(stop) if options.objective == Objective::Minimize => {
-            return crate::minimize::stopped_early(problem, stop)
+        Err(stop) => {
+            let mut outcome = match options.objective {
+                Objective::Minimize => crate::minimize::stopped_early(problem, stop),
+                Objective::Fit => Outcome::empty(0).stop(stop),
+            };
+            outcome.stats.elapsed = deadline.elapsed();
+            return outcome;
         }
-        Err(stop) => return Outcome::empty(0).stop(stop),
     };
     let lower_bound = layout.max_load.max(layout.fixed_top);
     let work = Work {

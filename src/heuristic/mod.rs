@@ -545,22 +545,46 @@ pub(crate) fn align_up(v: i64, a: i64) -> i64 {
 }
 
 /// Every buffer one above the other (fixed buffers where they are fixed,
-/// the others above them): valid whatever the problem, in O(n), for when
-/// there is no time for anything better. `None` if fixed buffers overlap.
+/// the others above them), in O(n), for when there is no time for
+/// anything better: valid unless fixed buffers overlap.
 pub(crate) fn stack(problem: &Problem) -> Vec<i64> {
-    let buffers = problem.buffers();
-    let mut top = buffers
-        .iter()
-        .filter_map(|b| b.offset.map(|f| f.saturating_add(b.size)))
+    stack_items(
+        problem
+            .buffers()
+            .iter()
+            .map(|b| (b.size, b.alignment, b.offset)),
+    )
+}
+
+impl Layout {
+    /// [`stack`] from the layout's arrays (a pass over a million
+    /// buffers' records costs tens of milliseconds, after a deadline),
+    /// with its height. Valid unless fixed buffers clash.
+    pub(crate) fn stack(&self) -> (Vec<i64>, i64) {
+        let offsets =
+            stack_items((0..self.len()).map(|b| (self.size[b], self.align[b], self.fixed[b])));
+        let height = (0..self.len())
+            .map(|b| offsets[b].saturating_add(self.size[b]))
+            .max()
+            .unwrap_or(0);
+        (offsets, height)
+    }
+}
+
+/// Stacks `(size, alignment, fixed offset)` items: the fixed ones where
+/// they are, the others one above the other over the highest of them.
+fn stack_items(items: impl Iterator<Item = (i64, i64, Option<i64>)> + Clone) -> Vec<i64> {
+    let mut top = items
+        .clone()
+        .filter_map(|(size, _, fixed)| fixed.map(|f| f.saturating_add(size)))
         .max()
         .unwrap_or(0);
-    buffers
-        .iter()
-        .map(|b| match b.offset {
+    items
+        .map(|(size, align, fixed)| match fixed {
             Some(f) => f,
             None => {
-                let at = align_up(top, b.alignment);
-                top = at.saturating_add(b.size);
+                let at = align_up(top, align);
+                top = at.saturating_add(size);
                 at
             }
         })
