@@ -163,13 +163,20 @@ pub fn render(problem: &Problem, offsets: &[i64], marks: &Marks) -> String {
             bytes(o)
         );
     }
-    // Labels at the right end, the max load's at the left, so that the
-    // height and the max load can be read when they meet.
-    let mut level = |value: i64, colour: &str, dash: &str, name: &str, right: bool| {
-        let (lx, anchor) = if right {
-            (LEFT + pw - 4.0, "end")
-        } else {
-            (LEFT + 4.0, "start")
+    // Labels: the height's at the right end, the max load's at the left,
+    // and the capacity's at the right, or in the middle when it would
+    // run into the height's; so all three read even when they meet.
+    #[derive(Clone, Copy)]
+    enum At {
+        Left,
+        Middle,
+        Right,
+    }
+    let mut level = |value: i64, colour: &str, dash: &str, name: &str, at: At| {
+        let (lx, anchor) = match at {
+            At::Left => (LEFT + 4.0, "start"),
+            At::Middle => (LEFT + pw / 2.0, "middle"),
+            At::Right => (LEFT + pw - 4.0, "end"),
         };
         let _ = writeln!(out, "<path d=\"M{LEFT},{:.1}H{:.1}\" stroke=\"{colour}\" stroke-width=\"1.5\" stroke-dasharray=\"{dash}\"/>\n\
              <text x=\"{lx:.1}\" y=\"{:.1}\" text-anchor=\"{anchor}\" fill=\"{colour}\">{name} {value}</text>",
@@ -179,10 +186,17 @@ pub fn render(problem: &Problem, offsets: &[i64], marks: &Marks) -> String {
         );
     };
     if let Some(c) = capacity {
-        level(c, "#c00", "8 4", "capacity", true);
+        let near = (y(c) - y(height)).abs() < 14.0;
+        level(
+            c,
+            "#c00",
+            "8 4",
+            "capacity",
+            if near { At::Middle } else { At::Right },
+        );
     }
-    level(height, "#0050c0", "", "height", true);
-    level(marks.max_load, "#080", "3 3", "max load", false);
+    level(height, "#0050c0", "", "height", At::Right);
+    level(marks.max_load, "#080", "3 3", "max load", At::Left);
 
     let above = if marks.max_load > 0 {
         100.0 * (height - marks.max_load) as f64 / marks.max_load as f64
