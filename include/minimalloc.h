@@ -273,7 +273,7 @@ enum minimalloc_status minimalloc_options_set_threads(struct minimalloc_options 
 
 /**
  * Improving restarts to run (0, the default: until the timeout, or 64
- * without one).
+ * without one; fewer above 100,000 buffers, down to 8).
  *
  * # Safety
  * `options` is NULL or a live handle.

@@ -254,7 +254,7 @@ pub unsafe extern "C" fn minimalloc_options_set_threads(
 }
 
 /// Improving restarts to run (0, the default: until the timeout, or 64
-/// without one).
+/// without one; fewer above 100,000 buffers, down to 8).
 ///
 /// # Safety
 /// `options` is NULL or a live handle.

@@ -30,7 +30,7 @@ pub struct Restarts {
     /// the first perturbed one (number `k`).
     pub plain_done: bool,
     /// Run this many restarts (`None`: until the deadline, or
-    /// [`Restarts::DEFAULT_COUNT`] without one).
+    /// [`Restarts::default_count`] without one).
     pub count: Option<u64>,
     /// Seed of the perturbations.
     pub seed: u64,
@@ -39,8 +39,13 @@ pub struct Restarts {
 }
 
 impl Restarts {
-    /// Restarts run without a count or a deadline.
-    pub const DEFAULT_COUNT: u64 = 64;
+    /// Restarts run without a count or a deadline: 64, fewer above 100,000
+    /// buffers (down to 8), so that minimising a million buffers without a
+    /// timeout takes seconds rather than half a minute.
+    pub fn default_count(buffers: usize) -> u64 {
+        const PLACEMENTS: u64 = 6_400_000;
+        (PLACEMENTS / (buffers as u64).max(1)).clamp(8, 64)
+    }
 }
 
 /// The best placement found.
@@ -113,7 +118,7 @@ pub(crate) fn improve(
     let count = how.count.unwrap_or(if deadline.remaining().is_some() {
         u64::MAX
     } else {
-        Restarts::DEFAULT_COUNT
+        Restarts::default_count(layout.len())
     });
     let first = if how.plain_done {
         how.strategies.len() as u64

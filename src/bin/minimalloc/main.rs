@@ -34,7 +34,8 @@ usage: minimalloc --input=FILE --capacity=N [options]       place below a capaci
                       best-fit) with its improving restarts
   --exact             only the exact search
   --seed N            seed of the improving restarts (default 0): same seed, same offsets
-  --restarts N        improving restarts to run (default: until the timeout, or 64)
+  --restarts N        improving restarts to run (default: until the timeout, or 64,
+                      fewer above 100,000 buffers)
   --threads N         threads for the restarts (default 0: every core)
   --lifetime KIND     half-open [lower, upper) (default), inclusive [lower, upper]
                       or exclusive (lower, upper); an `end` column is always inclusive
