@@ -200,13 +200,8 @@ mod tests {
     #[test]
     #[cfg(feature = "heuristics")]
     fn chmax_matches_a_plain_array() {
-        let mut seed = 11u64;
-        let mut next = move || {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            seed
-        };
+        let mut rng = crate::rng::Rng::new(11);
+        let mut next = move || rng.next();
         for n in 1..40usize {
             let mut plain = vec![0i64; n];
             let mut tree = ChmaxTree::new(n);
@@ -228,13 +223,8 @@ mod tests {
 
     #[test]
     fn matches_a_plain_array() {
-        let mut seed = 7u64;
-        let mut next = move || {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            seed
-        };
+        let mut rng = crate::rng::Rng::new(7);
+        let mut next = move || rng.next();
         for n in 1..40usize {
             let mut plain: Vec<i64> = (0..n).map(|_| (next() % 100) as i64).collect();
             let mut tree = MaxTree::new(&plain);
