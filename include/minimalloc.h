@@ -83,8 +83,9 @@ typedef enum minimalloc_objective {
  */
 typedef enum minimalloc_strategy {
   /**
-   * Heuristics first, then the exact search (below 50,000 buffers) with
-   * improving restarts beside it: the default.
+   * Heuristics first, then the exact search (up to 50,000 buffers and
+   * 10^7 overlapping pairs) with improving restarts beside it: the
+   * default.
    */
   MINIMALLOC_STRATEGY_AUTO = 0,
   /**

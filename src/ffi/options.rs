@@ -31,8 +31,9 @@ pub enum minimalloc_objective {
 #[repr(C)]
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum minimalloc_strategy {
-    /// Heuristics first, then the exact search (below 50,000 buffers) with
-    /// improving restarts beside it: the default.
+    /// Heuristics first, then the exact search (up to 50,000 buffers and
+    /// 10^7 overlapping pairs) with improving restarts beside it: the
+    /// default.
     Auto = 0,
     /// The exact search alone.
     Exact = 1,
