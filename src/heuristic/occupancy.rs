@@ -20,9 +20,13 @@ use alloc::vec::Vec;
 pub(crate) struct IntervalSet(BTreeMap<i64, i64>);
 
 impl IntervalSet {
-    /// Adds `[bottom, top)`, merging with what it meets or touches.
-    pub(crate) fn insert(&mut self, mut bottom: i64, mut top: i64) {
+    /// Adds `[bottom, top)`, merging with what it meets or touches;
+    /// false if it was in the set already.
+    pub(crate) fn insert(&mut self, mut bottom: i64, mut top: i64) -> bool {
         if let Some((&b, &t)) = self.0.range(..=bottom).next_back() {
+            if t >= top {
+                return false;
+            }
             if t >= bottom {
                 bottom = b;
                 top = top.max(t);
@@ -36,6 +40,7 @@ impl IntervalSet {
             self.0.remove(&b);
         }
         self.0.insert(bottom, top);
+        true
     }
 
     /// The top of an interval meeting `[lo, hi)`, if any: the highest one,
@@ -48,10 +53,6 @@ impl IntervalSet {
         }
     }
 
-    /// The intervals, upward.
-    pub(crate) fn iter(&self) -> btree_map::Iter<'_, i64, i64> {
-        self.0.iter()
-    }
 }
 
 /// Memory in use over compressed time.
@@ -119,13 +120,27 @@ impl Occupancy {
 
     /// Memory `[bottom, top)` in use during time slots `[l, r)`.
     pub(crate) fn insert(&mut self, l: u32, r: u32, bottom: i64, top: i64) {
-        self.nodes(l, r);
-        for &t in &self.tiles {
-            self.full[t as usize].insert(bottom, top);
-            self.any[t as usize].insert(bottom, top);
-        }
-        for &a in &self.above {
-            self.any[a as usize].insert(bottom, top);
+        let (mut l, mut r) = (l as usize + self.leaves, r as usize + self.leaves);
+        // An ancestor's `any` holds its children's: once one already
+        // holds the interval, so do all above it.
+        let tile = |occ: &mut Occupancy, t: usize| {
+            occ.full[t].insert(bottom, top);
+            let mut a = t;
+            while a >= 1 && occ.any[a].insert(bottom, top) {
+                a >>= 1;
+            }
+        };
+        while l < r {
+            if l & 1 == 1 {
+                tile(self, l);
+                l += 1;
+            }
+            if r & 1 == 1 {
+                r -= 1;
+                tile(self, r);
+            }
+            l >>= 1;
+            r >>= 1;
         }
     }
 
@@ -155,8 +170,8 @@ impl Occupancy {
         best: bool,
     ) -> (i64, u64) {
         const DONE: (i64, i64) = (i64::MAX, i64::MAX);
-        let mut runs: Vec<btree_map::Iter<'_, i64, i64>> =
-            sets.iter().map(|&s| self.set(s).iter()).collect();
+        let mut runs: Vec<btree_map::Range<'_, i64, i64>> =
+            sets.iter().map(|&s| self.set(s).0.range(..)).collect();
         let mut heads: Vec<(i64, i64)> = runs
             .iter_mut()
             .map(|r| r.next().map_or(DONE, |(&b, &t)| (b, t)))
@@ -172,9 +187,24 @@ impl Occupancy {
             let mut moved = false;
             work += heads.len() as u64;
             for k in 0..heads.len() {
+                let mut steps = 0;
                 while heads[k].1 <= at {
                     work += 1;
+                    steps += 1;
                     passed[k] = heads[k].1;
+                    if steps == 4 {
+                        // Far behind: seek instead of walking.
+                        let set = self.set(sets[k]);
+                        if let Some((_, &t)) = set.0.range(..=at).next_back() {
+                            passed[k] = passed[k].max(t.min(at));
+                        }
+                        runs[k] = set.0.range(at..);
+                        heads[k] = match set.0.range(..at).next_back() {
+                            Some((&b, &t)) if t > at => (b, t),
+                            _ => runs[k].next().map_or(DONE, |(&b, &t)| (b, t)),
+                        };
+                        break;
+                    }
                     heads[k] = runs[k].next().map_or(DONE, |(&b, &t)| (b, t));
                 }
                 if heads[k].0 < at.saturating_add(size) {
@@ -223,7 +253,7 @@ mod tests {
         s.insert(10, 20);
         s.insert(30, 40);
         s.insert(20, 25); // touches: merges
-        let all = |s: &IntervalSet| s.iter().map(|(&b, &t)| (b, t)).collect::<Vec<_>>();
+        let all = |s: &IntervalSet| s.0.iter().map(|(&b, &t)| (b, t)).collect::<Vec<_>>();
         assert_eq!(all(&s), vec![(10, 25), (30, 40)]);
         s.insert(5, 35); // swallows both
         assert_eq!(all(&s), vec![(5, 40)]);
