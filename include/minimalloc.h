@@ -83,9 +83,9 @@ typedef enum minimalloc_objective {
  */
 typedef enum minimalloc_strategy {
   /**
-   * Heuristics first, then the exact search (up to 50,000 buffers and
-   * 10^7 overlapping pairs) with improving restarts beside it: the
-   * default.
+   * Every heuristic in its plain order, then local repair, improving
+   * restarts and (up to 50,000 buffers and 10^7 overlapping pairs) the
+   * exact search, sharing the time and the cores: the default.
    */
   MINIMALLOC_STRATEGY_AUTO = 0,
   /**
@@ -113,9 +113,16 @@ typedef enum minimalloc_strategy {
   /**
    * Only the online placement: by start time, each buffer into the
    * smallest hole among those alive then; O(log n) a buffer, for the
-   * largest inputs.
+   * largest inputs. Its variants first place the long-lived buffers
+   * as a layer the others see as fixed.
    */
   MINIMALLOC_STRATEGY_ONLINE = 6,
+  /**
+   * Only the layered placement: buffers alive for at least a half (a
+   * quarter, ...) of the time first, in start order, then the others
+   * by decreasing size; first-fit.
+   */
+  MINIMALLOC_STRATEGY_LAYERED = 7,
 } minimalloc_strategy;
 
 /**

@@ -177,6 +177,11 @@ pub(crate) struct Poll<'a> {
     deadline: &'a Deadline<'a>,
     left: u64,
     interval: u64,
+    /// Work recorded so far: a measure of cost that, unlike the clock,
+    /// is the same on every run (the scheduler shares its rounds by it).
+    used: u64,
+    /// Work after which the poll stops (as if timed out).
+    limit: u64,
 }
 
 impl<'a> Poll<'a> {
@@ -186,12 +191,29 @@ impl<'a> Poll<'a> {
             deadline,
             left: interval,
             interval,
+            used: 0,
+            limit: u64::MAX,
         }
+    }
+
+    /// The same poll, stopping once `limit` units of work are recorded.
+    pub(crate) fn with_limit(mut self, limit: u64) -> Self {
+        self.limit = limit;
+        self
+    }
+
+    /// Work recorded so far.
+    pub(crate) fn used(&self) -> u64 {
+        self.used
     }
 
     /// Records `work` units; checks the deadline when the countdown ends.
     #[inline]
     pub(crate) fn tick(&mut self, work: u64) -> Result<(), Stop> {
+        self.used = self.used.saturating_add(work);
+        if self.used > self.limit {
+            return Err(Stop::TimedOut);
+        }
         if self.left > work {
             self.left -= work;
             return Ok(());

@@ -51,11 +51,7 @@ pub mod ffi;
 pub mod gen;
 #[cfg(feature = "heuristics")]
 pub mod heuristic;
-#[cfg(feature = "heuristics")]
-pub mod minimize;
 pub mod plan;
-#[cfg(feature = "heuristics")]
-mod portfolio;
 pub mod problem;
 mod rng;
 #[cfg(not(feature = "std"))]

@@ -31,9 +31,9 @@ pub enum minimalloc_objective {
 #[repr(C)]
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum minimalloc_strategy {
-    /// Heuristics first, then the exact search (up to 50,000 buffers and
-    /// 10^7 overlapping pairs) with improving restarts beside it: the
-    /// default.
+    /// Every heuristic in its plain order, then local repair, improving
+    /// restarts and (up to 50,000 buffers and 10^7 overlapping pairs) the
+    /// exact search, sharing the time and the cores: the default.
     Auto = 0,
     /// The exact search alone.
     Exact = 1,
@@ -49,8 +49,13 @@ pub enum minimalloc_strategy {
     BigRocks = 5,
     /// Only the online placement: by start time, each buffer into the
     /// smallest hole among those alive then; O(log n) a buffer, for the
-    /// largest inputs.
+    /// largest inputs. Its variants first place the long-lived buffers
+    /// as a layer the others see as fixed.
     Online = 6,
+    /// Only the layered placement: buffers alive for at least a half (a
+    /// quarter, ...) of the time first, in start order, then the others
+    /// by decreasing size; first-fit.
+    Layered = 7,
 }
 
 /// An objective as received from C: any `int`, checked before use. The
@@ -212,7 +217,7 @@ pub unsafe extern "C" fn minimalloc_options_set_strategy(
     strategy: StrategyCode,
 ) -> minimalloc_status {
     set_checked(options, |o| {
-        if !(0..=6).contains(&strategy.0) {
+        if !(0..=7).contains(&strategy.0) {
             return Err(unknown("strategy", strategy.0));
         }
         if strategy.0 >= minimalloc_strategy::Skyline as c_int && !cfg!(feature = "heuristics") {

@@ -127,6 +127,8 @@ fn method(code: u64) -> Method {
         5 => Method::Heuristic(Strategy::BigRocks),
         #[cfg(feature = "heuristics")]
         6 => Method::Heuristic(Strategy::Online),
+        #[cfg(feature = "heuristics")]
+        7 => Method::Heuristic(Strategy::Layered),
         _ => Method::Auto,
     }
 }

@@ -20,11 +20,14 @@
 //! skyline needs one range-max and one range-raise per piece. No strategy
 //! scans buffers pairwise or keeps an array per byte or per time step.
 //!
-//! [`improve`] reruns the strategies on seeded perturbations of their
-//! orders, on every core with `std`, and keeps the lowest placement.
+//! [`plain`] and [`perturbed`] run a variant in its own order or in a
+//! seeded perturbation of it; [`Repair`] lowers a placement's peak a
+//! window at a time. The scheduler in [`crate::plan`] decides which runs
+//! when.
 
 mod occupancy;
 mod online;
+mod repair;
 mod restarts;
 
 use alloc::vec;
@@ -33,8 +36,9 @@ use core::fmt;
 use core::str::FromStr;
 
 use occupancy::Occupancy;
-pub(crate) use restarts::improve;
-pub use restarts::{Best, Restarts};
+pub(crate) use repair::Repair;
+pub(crate) use restarts::{perturbed, plain};
+pub use restarts::{default_count, Best};
 
 use crate::deadline::{sort_polled, Poll, Stop};
 use crate::problem::Problem;
@@ -54,14 +58,18 @@ pub enum Strategy {
     BigRocks,
     /// By start time, smallest hole among the buffers alive then.
     Online,
+    /// The long-lived buffers first, in start order (a stack, as nested
+    /// lifetimes want), then the others by decreasing size; first-fit.
+    Layered,
 }
 
 impl Strategy {
     /// All strategies, cheapest to run first.
-    pub const ALL: [Strategy; 5] = [
+    pub const ALL: [Strategy; 6] = [
         Strategy::Online,
         Strategy::Skyline,
         Strategy::FirstFit,
+        Strategy::Layered,
         Strategy::BigRocks,
         Strategy::BestFit,
     ];
@@ -74,6 +82,48 @@ impl Strategy {
             Strategy::Skyline => "skyline",
             Strategy::BigRocks => "big-rocks",
             Strategy::Online => "online",
+            Strategy::Layered => "layered",
+        }
+    }
+
+    /// The variants of this strategy that a portfolio runs: one, or for
+    /// the strategies that set a long-lived layer apart, one per depth of
+    /// that layer (lifetimes of at least a half, a quarter, ... of the
+    /// time), since which depth suits a problem is found only by trying.
+    pub fn variants(self) -> impl Iterator<Item = Variant> {
+        let depths = match self {
+            Strategy::Online => 0..=LAYER_DEPTHS,
+            Strategy::Layered => 1..=LAYER_DEPTHS,
+            _ => 0..=0,
+        };
+        depths.map(move |depth| Variant {
+            strategy: self,
+            depth,
+        })
+    }
+}
+
+/// The deepest long-lived layer tried: lifetimes of at least `1 / 2^d` of
+/// the compressed time.
+const LAYER_DEPTHS: u8 = 5;
+
+/// One placement method: a strategy and, for those that set long-lived
+/// buffers apart, the depth of that layer (0: none).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Variant {
+    /// The strategy.
+    pub strategy: Strategy,
+    /// Buffers alive for at least `1 / 2^depth` of the (compressed) time
+    /// are placed first, as a layer; 0 for no layer.
+    pub depth: u8,
+}
+
+impl Variant {
+    /// The strategy alone, with its first layer if it needs one.
+    pub fn plain(strategy: Strategy) -> Variant {
+        Variant {
+            strategy,
+            depth: u8::from(strategy == Strategy::Layered),
         }
     }
 }
@@ -92,7 +142,7 @@ impl fmt::Display for BadStrategy {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         crate::text::fill(
             f,
-            "unknown heuristic \"{}\": use first-fit, best-fit, skyline, big-rocks or online",
+            "unknown heuristic \"{}\": use first-fit, best-fit, skyline, big-rocks, online or layered",
             &[crate::text::Arg::S(&self.0)],
         )
     }
@@ -106,6 +156,57 @@ impl FromStr for Strategy {
             .into_iter()
             .find(|k| k.name() == s)
             .ok_or_else(|| BadStrategy(s.into()))
+    }
+}
+
+/// Scratch space of [`Layout::lowest_free`], kept between buffers.
+#[derive(Default)]
+pub(crate) struct Scratch {
+    sets: Vec<(u32, bool)>,
+    ranges: Vec<(usize, usize)>,
+}
+
+/// A coarser time for a subset of the buffers: the ends of their pieces,
+/// so that a structure over it has as many slots as they need, not as the
+/// whole problem has. Slot `j` is the layout's slots `[times[j],
+/// times[j + 1])`; any range of the layout's slots maps to the local slots
+/// it meets.
+pub(crate) struct LocalTime {
+    times: Vec<u32>,
+}
+
+impl LocalTime {
+    /// The time of the buffers `of` (not empty).
+    pub(crate) fn new(layout: &Layout, of: impl Iterator<Item = u32>) -> LocalTime {
+        let mut times = Vec::new();
+        for b in of {
+            for p in layout.pieces_of(b as usize) {
+                times.push(p.first);
+                times.push(p.end);
+            }
+        }
+        times.sort_unstable();
+        times.dedup();
+        if times.len() < 2 {
+            times = alloc::vec![0, 1];
+        }
+        LocalTime { times }
+    }
+
+    /// Number of local slots.
+    pub(crate) fn slots(&self) -> usize {
+        self.times.len() - 1
+    }
+
+    /// The local slots that the layout's slots `[f, t)` meet (`time`
+    /// `None`: the layout's own).
+    #[inline]
+    pub(crate) fn map(time: Option<&LocalTime>, f: u32, t: u32) -> (u32, u32) {
+        let Some(time) = time else { return (f, t) };
+        let times = &time.times;
+        let from = times.partition_point(|&x| x <= f).max(1) - 1;
+        let to = times.partition_point(|&x| x < t).min(times.len() - 1);
+        (from as u32, to.max(from) as u32)
     }
 }
 
@@ -143,9 +244,6 @@ pub(crate) struct Layout {
     fixed: Vec<Option<i64>>,
     start: Vec<i64>,
     length: Vec<i64>,
-    /// Per buffer, the largest load along its pieces (empty until
-    /// [`Layout::measure_contention`]).
-    contention: Vec<i64>,
     /// Total size alive per time slot.
     load: Vec<i64>,
     /// Pairs of buffers alive at a common time (gaps included).
@@ -176,7 +274,6 @@ impl Layout {
             fixed: Vec::with_capacity(n),
             start: Vec::with_capacity(n),
             length: Vec::with_capacity(n),
-            contention: Vec::new(),
             load: Vec::new(),
             overlaps: 0,
             max_load: 0,
@@ -251,12 +348,9 @@ impl Layout {
         Ok(layout)
     }
 
-    /// Measures each buffer's contention (the largest load along its
-    /// pieces), which only the skyline's order needs.
-    pub(crate) fn measure_contention(&mut self, poll: &mut Poll<'_>) -> Result<(), Stop> {
-        if !self.contention.is_empty() || self.len() == 0 {
-            return Ok(());
-        }
+    /// Each buffer's contention (the largest load along its pieces),
+    /// which only the skyline's order needs.
+    fn contention(&self, poll: &mut Poll<'_>) -> Result<Vec<i64>, Stop> {
         let tree = MaxTree::new(&self.load);
         let mut contention = Vec::with_capacity(self.len());
         for b in 0..self.len() {
@@ -269,8 +363,7 @@ impl Layout {
             contention.push(c);
             poll.tick(8)?;
         }
-        self.contention = contention;
-        Ok(())
+        Ok(contention)
     }
 
     /// Pairs of buffers whose lifetimes (gaps included) overlap: what the
@@ -330,44 +423,61 @@ impl Layout {
         false
     }
 
-    /// The buffers a strategy places, in its order (fixed buffers are
+    /// The buffers a variant places, in its order (fixed buffers are
     /// placed first and are not in it). With `noise`, the primary key of
-    /// each buffer is scaled by a random factor in `[1 - spread, 1 + spread)`.
+    /// each buffer is scaled by a random factor in `[1 - spread, 1 + spread)`
+    /// (for a layer: the lifetime that decides whether a buffer is in it).
     /// The sort polls: at a million buffers it takes a tenth of a second.
     pub(crate) fn order(
         &self,
-        strategy: Strategy,
+        variant: Variant,
         mut noise: Option<(&mut Rng, f64)>,
         poll: &mut Poll<'_>,
     ) -> Result<Vec<u32>, Stop> {
-        if strategy == Strategy::Online {
+        if variant.strategy == Strategy::Online {
             return self.online_order(noise, poll);
         }
         let n = self.len();
+        let long = self.layer_length(variant.depth);
+        let contention = match variant.strategy {
+            Strategy::Skyline => self.contention(poll)?,
+            _ => Vec::new(),
+        };
         let mut keys: Vec<(i64, i128, i64, u32)> = Vec::with_capacity(n);
         for b in 0..n {
             if self.fixed[b].is_some() {
                 continue;
             }
             let (size, length, start) = (self.size[b], self.length[b], self.start[b]);
-            let (primary, secondary, tertiary) = match strategy {
+            let mut factor = || match noise.as_mut() {
+                Some((rng, spread)) => 1.0 + *spread * rng.signed_unit(),
+                None => 1.0,
+            };
+            let (primary, secondary, tertiary) = match variant.strategy {
+                Strategy::Layered => {
+                    let e = self.extent[b];
+                    let lived = f64::from(e.end - e.first) * factor();
+                    if lived >= long as f64 {
+                        // The layer, before everything else, in start order
+                        // (the longest first among equal starts).
+                        let key = (i64::MIN + i64::from(e.first), -i128::from(e.end - e.first), 0);
+                        keys.push((key.0, key.1, key.2, b as u32));
+                        continue;
+                    }
+                    (size as f64, -(start as i128), 0)
+                }
                 // Ties: the earliest start first.
                 Strategy::FirstFit => (size as f64, -(start as i128), 0),
                 Strategy::BestFit | Strategy::BigRocks => (size as f64, length as i128, 0),
                 Strategy::Skyline => (
-                    // Measured before any skyline runs; the size otherwise.
-                    self.contention.get(b).copied().unwrap_or(size) as f64,
+                    contention[b] as f64,
                     size as i128 * length as i128 * length as i128,
                     length,
                 ),
                 Strategy::Online => unreachable!("ordered by online_order"),
             };
-            let factor = match noise.as_mut() {
-                Some((rng, spread)) => 1.0 + *spread * rng.signed_unit(),
-                None => 1.0,
-            };
             keys.push((
-                total_order(-(primary * factor)),
+                total_order(-(primary * factor())),
                 -secondary,
                 -tertiary,
                 b as u32,
@@ -375,6 +485,14 @@ impl Layout {
         }
         sort_polled(&mut keys, poll)?;
         Ok(keys.into_iter().map(|k| k.3).collect())
+    }
+
+    /// The shortest lifetime (in slots) of a layer of `depth` (0: none).
+    fn layer_length(&self, depth: u8) -> u32 {
+        if depth == 0 {
+            return u32::MAX;
+        }
+        ((self.times as u64) >> depth).max(1) as u32
     }
 
     /// The online order: by the start of the first live piece (a gap may
@@ -402,19 +520,19 @@ impl Layout {
         Ok(keys.into_iter().map(|k| k.3).collect())
     }
 
-    /// Places every buffer with `strategy`, the free ones in `order`.
+    /// Places every buffer with `variant`, the free ones in `order`.
     /// Returns the offsets and the height.
     pub(crate) fn place(
         &self,
-        strategy: Strategy,
+        variant: Variant,
         order: &[u32],
         poll: &mut Poll<'_>,
     ) -> Result<(Vec<i64>, i64), Stop> {
         let mut offsets = vec![0i64; self.len()];
-        match strategy {
+        match variant.strategy {
             Strategy::Skyline => self.skyline(order, &mut offsets, poll)?,
-            Strategy::Online => self.online(order, &mut offsets, poll)?,
-            _ => self.fill_holes(strategy == Strategy::BestFit, order, &mut offsets, poll)?,
+            Strategy::Online => self.online(order, variant.depth, &mut offsets, poll)?,
+            s => self.fill_holes(s == Strategy::BestFit, order, &mut offsets, poll)?,
         }
         let height = (0..self.len())
             .map(|b| offsets[b].saturating_add(self.size[b]))
@@ -458,44 +576,65 @@ impl Layout {
         poll: &mut Poll<'_>,
     ) -> Result<(), Stop> {
         let mut occ = Occupancy::new(self.times);
-        // Per piece of the current buffer, its range in `sets`.
-        let mut sets: Vec<(u32, bool)> = Vec::new();
-        let mut ranges: Vec<(usize, usize)> = Vec::new();
+        let mut scratch = Scratch::default();
         let fixed = (0..self.len() as u32).filter(|&b| self.fixed[b as usize].is_some());
         for b in fixed.chain(order.iter().copied()) {
             let b = b as usize;
-            let pieces = self.pieces_of(b);
             let (offset, work) = match self.fixed[b] {
                 Some(f) => (f, 0),
-                None => {
-                    sets.clear();
-                    ranges.clear();
-                    for p in pieces {
-                        let from = sets.len();
-                        occ.sets(p.first, p.end, &mut sets);
-                        ranges.push((from, sets.len()));
-                    }
-                    if pieces.len() == 1 && pieces[0].lower == 0 {
-                        occ.find(&sets, pieces[0].upper, self.align[b], best)
-                    } else {
-                        self.lowest_hole(&occ, &sets, &ranges, b)
-                    }
-                }
+                None => self.lowest_free(&mut occ, None, b, best, &mut scratch),
             };
-            for p in pieces {
-                occ.insert(p.first, p.end, offset + p.lower, offset + p.upper);
-            }
+            self.occupy(&mut occ, None, b, offset);
             offsets[b] = offset;
-            poll.tick(1 + 8 * sets.len() as u64 + work)?;
+            poll.tick(1 + work)?;
         }
         Ok(())
+    }
+
+    /// Where buffer `b` goes in `occ` (whose slots are `time`'s, or the
+    /// layout's own): the lowest free aligned offset, or with `best` the
+    /// bottom of the smallest hole that holds it (one-piece buffers only).
+    /// Also returns the steps taken, for polling.
+    pub(crate) fn lowest_free(
+        &self,
+        occ: &mut Occupancy,
+        time: Option<&LocalTime>,
+        b: usize,
+        best: bool,
+        scratch: &mut Scratch,
+    ) -> (i64, u64) {
+        let pieces = self.pieces_of(b);
+        scratch.sets.clear();
+        scratch.ranges.clear();
+        for p in pieces {
+            let from = scratch.sets.len();
+            let (f, t) = LocalTime::map(time, p.first, p.end);
+            occ.sets(f, t, &mut scratch.sets);
+            scratch.ranges.push((from, scratch.sets.len()));
+        }
+        let (at, work) = if pieces.len() == 1 && pieces[0].lower == 0 {
+            occ.find(&scratch.sets, pieces[0].upper, self.align[b], best)
+        } else {
+            self.lowest_hole(occ, &scratch.sets, &scratch.ranges, b)
+        };
+        (at, work + 8 * scratch.sets.len() as u64)
+    }
+
+    /// Marks buffer `b`'s memory at offset `at` in use in `occ`.
+    pub(crate) fn occupy(&self, occ: &mut Occupancy, time: Option<&LocalTime>, b: usize, at: i64) {
+        for p in self.pieces_of(b) {
+            let (f, t) = LocalTime::map(time, p.first, p.end);
+            if f < t {
+                occ.insert(f, t, at + p.lower, at + p.upper);
+            }
+        }
     }
 
     /// The lowest aligned offset at which no piece of `b` (several pieces,
     /// or a window) meets memory in use: start at 0 and jump past every
     /// interval a piece would meet. (Best fit places such buffers so too.)
     /// Also returns the steps taken, for polling.
-    fn lowest_hole(
+    pub(crate) fn lowest_hole(
         &self,
         occ: &Occupancy,
         sets: &[(u32, bool)],
@@ -597,15 +736,13 @@ fn stack_items(items: impl Iterator<Item = (i64, i64, Option<i64>)> + Clone) -> 
 pub fn run(problem: &Problem, strategy: Strategy) -> Option<crate::solution::Solution> {
     let deadline = crate::deadline::Deadline::none();
     let mut poll = Poll::new(&deadline, u64::MAX);
-    let mut layout = Layout::new(problem, &mut poll).ok()?;
+    let layout = Layout::new(problem, &mut poll).ok()?;
     if layout.fixed_clash {
         return None;
     }
-    if strategy == Strategy::Skyline {
-        layout.measure_contention(&mut poll).ok()?;
-    }
-    let order = layout.order(strategy, None, &mut poll).ok()?;
-    let (offsets, _) = layout.place(strategy, &order, &mut poll).ok()?;
+    let variant = Variant::plain(strategy);
+    let order = layout.order(variant, None, &mut poll).ok()?;
+    let (offsets, _) = layout.place(variant, &order, &mut poll).ok()?;
     Some(crate::solution::Solution { offsets })
 }
 

@@ -16,12 +16,12 @@
 //! fixed buffers, which may start later than the buffers placed around
 //! them, are checked in an [`Occupancy`] of their own.
 
-use alloc::collections::{BTreeSet, BinaryHeap};
+use alloc::collections::{BTreeMap, BTreeSet, BinaryHeap};
 use alloc::vec::Vec;
 use core::cmp::Reverse;
 
 use super::occupancy::Occupancy;
-use super::{align_up, Extent, Layout};
+use super::{align_up, Extent, Layout, LocalTime, Scratch};
 use crate::deadline::{Poll, Stop};
 
 /// No interval: the floor below the lowest, or nothing above the highest.
@@ -42,6 +42,9 @@ struct Live {
     highest: u32,
     /// `(size, bottom, interval under it or NONE)`.
     holes: BTreeSet<(i64, i64, u32)>,
+    /// Intervals by bottom, kept only when intervals may be added at an
+    /// offset chosen elsewhere (a layer placed beforehand).
+    by_bottom: Option<BTreeMap<i64, u32>>,
 }
 
 /// A hole of [`Live`]: its size, its bottom, and the interval under it.
@@ -57,7 +60,25 @@ impl Live {
             lowest: NONE,
             highest: NONE,
             holes: BTreeSet::new(),
+            by_bottom: None,
         }
+    }
+
+    /// The hole that `[at, at + size)`, free now, lies in (`None`: above
+    /// the highest interval). Needs `by_bottom`.
+    fn hole_at(&self, at: i64) -> Option<Hole> {
+        let by_bottom = self.by_bottom.as_ref()?;
+        let under = by_bottom.range(..at).next_back().map_or(NONE, |(_, &x)| x);
+        let over = if under == NONE {
+            self.lowest
+        } else {
+            self.above[under as usize]
+        };
+        if over == NONE {
+            return None;
+        }
+        let from = self.top_of(under);
+        Some((self.bottom[over as usize] - from, from, under))
     }
 
     fn top_of(&self, x: u32) -> i64 {
@@ -114,6 +135,9 @@ impl Live {
         }
         self.gap(under, x, true);
         self.gap(x, over, true);
+        if let Some(m) = self.by_bottom.as_mut() {
+            m.insert(at, x);
+        }
     }
 
     /// Frees interval `x`.
@@ -133,6 +157,9 @@ impl Live {
             self.below[over as usize] = under;
         }
         self.gap(under, over, true);
+        if let Some(m) = self.by_bottom.as_mut() {
+            m.remove(&self.bottom[i]);
+        }
     }
 
     /// The top of the highest interval (0 if none).
@@ -142,37 +169,64 @@ impl Live {
 }
 
 impl Layout {
-    /// Places the free buffers of `order` (sorted by start) online.
+    /// Places the free buffers of `order` (sorted by start) online; with
+    /// `depth`, the long-lived ones among them (see
+    /// [`super::Variant::depth`]) first, first-fit in start order, as a
+    /// layer the others then see as fixed.
     pub(crate) fn online(
         &self,
         order: &[u32],
+        depth: u8,
         offsets: &mut [i64],
         poll: &mut Poll<'_>,
     ) -> Result<(), Stop> {
-        // Fixed buffers, in a structure of their own (empty if none).
-        let mut fixed = Occupancy::new(if self.fixed.iter().any(Option::is_some) {
-            self.times
-        } else {
-            1
-        });
-        let mut any_fixed = false;
-        for (b, offset) in offsets.iter_mut().enumerate() {
-            if let Some(f) = self.fixed[b] {
-                for p in self.pieces_of(b) {
-                    fixed.insert(p.first, p.end, f + p.lower, f + p.upper);
-                }
-                *offset = f;
-                any_fixed = true;
-            }
+        let long = self.layer_length(depth);
+        let in_layer = |b: u32| {
+            let e = self.extent[b as usize];
+            let pieces = self.pieces_of(b as usize);
+            // A buffer with gaps would enter the live set whole while it
+            // is in use only in pieces: it stays out of the layer.
+            e.end - e.first >= long && pieces.len() == 1 && pieces[0].lower == 0
+        };
+        let layer: Vec<u32> = order.iter().copied().filter(|&b| in_layer(b)).collect();
+        let fixed: Vec<u32> = (0..self.len() as u32)
+            .filter(|&b| self.fixed[b as usize].is_some())
+            .collect();
+        // Fixed buffers and the layer, in a structure of their own over
+        // their own time (empty if there are none).
+        let time = LocalTime::new(self, fixed.iter().chain(&layer).copied());
+        let any_held = !(fixed.is_empty() && layer.is_empty());
+        let mut held = Occupancy::new(if any_held { time.slots() } else { 1 });
+        for &b in &fixed {
+            let f = self.fixed[b as usize].unwrap_or(0);
+            self.occupy(&mut held, Some(&time), b as usize, f);
+            offsets[b as usize] = f;
+        }
+        let mut scratch = Scratch::default();
+        for &b in &layer {
+            let (at, work) = self.lowest_free(&mut held, Some(&time), b as usize, false, &mut scratch);
+            self.occupy(&mut held, Some(&time), b as usize, at);
+            offsets[b as usize] = at;
+            poll.tick(1 + work)?;
         }
         let mut sets = Vec::new();
         // Intervals are numbered by their place in `order`, not by buffer:
         // the order visits buffers in no order in memory, and gathering
         // what it needs first (independent loads, which overlap) then
         // working on consecutive numbers costs far fewer cache misses.
-        let items: Vec<Extent> = order.iter().map(|&b| self.extent[b as usize]).collect();
+        // The layer's intervals come after, numbered from `items.len()`.
+        let rest: Vec<u32> = if layer.is_empty() {
+            order.to_vec()
+        } else {
+            order.iter().copied().filter(|&b| !in_layer(b)).collect()
+        };
+        let items: Vec<Extent> = rest.iter().map(|&b| self.extent[b as usize]).collect();
         let mut placed: Vec<i64> = alloc::vec![0; items.len()];
-        let mut live = Live::new(items.len());
+        let mut live = Live::new(items.len() + layer.len());
+        if !layer.is_empty() {
+            live.by_bottom = Some(BTreeMap::new());
+        }
+        let mut next_layer = 0;
         // Live buffers by end slot.
         let mut ending: BinaryHeap<Reverse<(u32, u32)>> = BinaryHeap::new();
         let mut last_start = 0;
@@ -185,20 +239,40 @@ impl Layout {
             } = *item;
             debug_assert!(start >= last_start, "buffers come in start order");
             last_start = start;
-            while let Some(&Reverse((t, done))) = ending.peek() {
-                if t > start {
-                    break;
+            // Up to this start, in time order: ends (first on ties), and
+            // the layer's buffers entering at their offsets.
+            loop {
+                let ends = ending.peek().map(|r| r.0 .0).filter(|&t| t <= start);
+                let enters = layer
+                    .get(next_layer)
+                    .map(|&b| self.extent[b as usize].first)
+                    .filter(|&t| t <= start);
+                match (ends, enters) {
+                    (Some(t), Some(u)) if t <= u => {}
+                    (Some(_), None) => {}
+                    (_, Some(_)) => {
+                        let b = layer[next_layer] as usize;
+                        let x = (items.len() + next_layer) as u32;
+                        let hole = live.hole_at(offsets[b]);
+                        live.add(x, offsets[b], self.size[b], hole);
+                        ending.push(Reverse((self.extent[b].end, x)));
+                        next_layer += 1;
+                        continue;
+                    }
+                    (None, None) => break,
                 }
-                ending.pop();
-                live.remove(done);
+                if let Some(Reverse((_, done))) = ending.pop() {
+                    live.remove(done);
+                }
             }
-            if any_fixed {
+            if any_held {
                 sets.clear();
-                fixed.sets(start, end, &mut sets);
+                let (f, t) = LocalTime::map(Some(&time), start, end);
+                held.sets(f, t, &mut sets);
             }
             let clear = |at: i64| -> Option<i64> {
                 sets.iter()
-                    .find_map(|&s| fixed.set(s).conflict(at, at + size))
+                    .find_map(|&s| held.set(s).conflict(at, at + size))
             };
             // The smallest hole that holds it, aligned and clear of fixed
             // buffers; else above everything alive.
@@ -231,7 +305,7 @@ impl Layout {
             ending.push(Reverse((end, k as u32)));
             poll.tick(4)?;
         }
-        for (&b, &at) in order.iter().zip(&placed) {
+        for (&b, &at) in rest.iter().zip(&placed) {
             offsets[b as usize] = at;
         }
         Ok(())

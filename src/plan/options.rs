@@ -1,11 +1,5 @@
-//! The one entry point: [`plan`] chooses the strategies for a problem under
-//! one deadline. The C ABI and the CLI call this and nothing below it.
-//!
-//! To fit a capacity (`Objective::Fit`): the max load above the capacity
-//! is a proof of infeasibility; else the heuristics run once each (they
-//! take microseconds to seconds); if none fits, the exact search runs,
-//! with improving restarts beside it on the other cores, and the first
-//! placement that fits wins. To minimise the height, see [`crate::minimize`].
+//! What a plan is asked for ([`Options`]) and what it gives back
+//! ([`Outcome`]): the types every face of the library shares.
 
 use alloc::string::String;
 use alloc::sync::Arc;
@@ -18,7 +12,7 @@ use crate::deadline::{Clock, Deadline, Stop};
 use crate::heuristic::Strategy;
 use crate::problem::Problem;
 use crate::solution::Solution;
-use crate::solver::{self, Params, Stats, Verdict};
+use crate::solver::{Params, Stats};
 
 /// What to plan for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
@@ -56,6 +50,9 @@ pub enum Source {
     /// before any strategy finishes.
     #[cfg(feature = "heuristics")]
     Stacked,
+    /// A heuristic placement lowered by local repair.
+    #[cfg(feature = "heuristics")]
+    Repaired,
 }
 
 impl fmt::Display for Source {
@@ -70,6 +67,8 @@ impl fmt::Display for Source {
             ),
             #[cfg(feature = "heuristics")]
             Source::Stacked => f.write_str("stacked"),
+            #[cfg(feature = "heuristics")]
+            Source::Repaired => f.write_str("local repair"),
         }
     }
 }
@@ -244,49 +243,6 @@ impl Outcome {
         }
         self
     }
-}
-
-/// Plans `problem`: offsets below its capacity (or of the lowest height,
-/// when minimising), or a proof that none exist, or the reason it stopped.
-pub fn plan(problem: &Problem, options: &Options) -> Outcome {
-    let deadline = options.deadline();
-    if let Err(stop) = deadline.check() {
-        return Outcome::empty(0).stop(stop);
-    }
-    #[cfg(feature = "heuristics")]
-    let mut outcome = if options.method != Method::Exact || options.objective != Objective::Fit {
-        crate::portfolio::plan(problem, options, deadline)
-    } else {
-        exact_only(problem, options, &deadline)
-    };
-    #[cfg(not(feature = "heuristics"))]
-    let mut outcome = exact_only(problem, options, &deadline);
-    // Whatever found it, a placement at the proven bound is optimal.
-    if let Some(s) = &outcome.solution {
-        outcome.optimal = s.height(problem) <= outcome.lower_bound;
-    }
-    outcome
-}
-
-/// The exact search alone, at the problem's capacity.
-pub(crate) fn exact_only(problem: &Problem, options: &Options, deadline: &Deadline<'_>) -> Outcome {
-    let (verdict, stats) = solver::solve(problem, problem.capacity(), &options.solver, deadline);
-    let mut outcome = Outcome::empty(stats.lower_bound);
-    outcome.stats = stats;
-    match verdict {
-        Verdict::Solved(offsets) => {
-            outcome.status = Status::Solved;
-            outcome.solution = Some(Solution { offsets });
-            outcome.source = Some(Source::Exact);
-        }
-        Verdict::Infeasible => {
-            outcome.status = Status::Infeasible;
-            outcome.lower_bound = problem.capacity().saturating_add(1);
-        }
-        Verdict::Exhausted | Verdict::NodeLimit => {}
-        Verdict::Stopped(stop) => return outcome.stop(stop),
-    }
-    outcome
 }
 
 /// A short name of a placement's source, for reports.

@@ -1,0 +1,391 @@
+//! Local repair: lower a placement's peak a window at a time.
+//!
+//! A step takes the buffer whose top is highest, a neighbourhood of its
+//! lifetime, and the `k` buffers alive there whose tops are highest (the
+//! *window*); every other buffer stays where it is. The window is placed
+//! again, first-fit, in one of a few orders, among the buffers around it
+//! (found through a static index over time, so a step costs about the
+//! buffers alive in the neighbourhood, not the whole problem). The new
+//! placement is kept when the window's highest top is no higher than it
+//! was: lower is progress, equal is a move along the plateau that may open
+//! room for the next step. The height therefore never rises.
+//!
+//! Window sizes and neighbourhoods are drawn from a seeded stream, so a
+//! repair is reproducible for a given seed and number of steps.
+
+use alloc::vec::Vec;
+
+use super::occupancy::Occupancy;
+use super::Layout;
+use crate::deadline::{Poll, Stop};
+use crate::rng::Rng;
+
+/// Which buffers' lifetimes meet a time range: the buffers sorted by their
+/// first slot, with a max-tree of their end slots over that order, so a
+/// query visits only the prefix that starts before the range and prunes
+/// subtrees that end before it. O(n) memory; a query costs O((k + 1) log n)
+/// for k answers.
+pub(crate) struct TimeIndex {
+    first: Vec<u32>,
+    id: Vec<u32>,
+    leaves: usize,
+    /// Max end slot per tree node (leaves at `leaves + position`).
+    max_end: Vec<u32>,
+}
+
+impl TimeIndex {
+    pub(crate) fn new(layout: &Layout) -> TimeIndex {
+        let n = layout.len();
+        let mut order: Vec<u32> = (0..n as u32).collect();
+        order.sort_unstable_by_key(|&b| layout.extent[b as usize].first);
+        let leaves = n.max(1).next_power_of_two();
+        let mut max_end = alloc::vec![0u32; 2 * leaves];
+        for (i, &b) in order.iter().enumerate() {
+            max_end[leaves + i] = layout.extent[b as usize].end;
+        }
+        for i in (1..leaves).rev() {
+            max_end[i] = max_end[2 * i].max(max_end[2 * i + 1]);
+        }
+        TimeIndex {
+            first: order
+                .iter()
+                .map(|&b| layout.extent[b as usize].first)
+                .collect(),
+            id: order,
+            leaves,
+            max_end,
+        }
+    }
+
+    /// Pushes onto `out` every buffer alive at some slot of `[a, b)`.
+    pub(crate) fn query(&self, a: u32, b: u32, out: &mut Vec<u32>, stack: &mut Vec<(u32, u32)>) {
+        let prefix = self.first.partition_point(|&f| f < b);
+        if prefix == 0 {
+            return;
+        }
+        stack.clear();
+        stack.push((1, self.leaves as u32));
+        while let Some((node, width)) = stack.pop() {
+            let lo = node as usize * width as usize - self.leaves;
+            if lo >= prefix || self.max_end[node as usize] <= a {
+                continue;
+            }
+            if width == 1 {
+                out.push(self.id[lo]);
+            } else {
+                stack.push((2 * node + 1, width / 2));
+                stack.push((2 * node, width / 2));
+            }
+        }
+    }
+}
+
+/// The highest top among the buffers, kept under point updates.
+struct TopTree {
+    leaves: usize,
+    max: Vec<i64>,
+}
+
+impl TopTree {
+    fn new(tops: impl ExactSizeIterator<Item = i64>) -> TopTree {
+        let leaves = tops.len().max(1).next_power_of_two();
+        let mut max = alloc::vec![i64::MIN; 2 * leaves];
+        for (i, t) in tops.enumerate() {
+            max[leaves + i] = t;
+        }
+        for i in (1..leaves).rev() {
+            max[i] = max[2 * i].max(max[2 * i + 1]);
+        }
+        TopTree { leaves, max }
+    }
+
+    fn set(&mut self, i: usize, top: i64) {
+        let mut at = self.leaves + i;
+        self.max[at] = top;
+        while at > 1 {
+            at /= 2;
+            self.max[at] = self.max[2 * at].max(self.max[2 * at + 1]);
+        }
+    }
+
+    fn height(&self) -> i64 {
+        self.max[1].max(0)
+    }
+
+    /// The leftmost buffer whose top is the highest.
+    fn highest(&self) -> usize {
+        let mut at = 1;
+        while at < self.leaves {
+            at = if self.max[2 * at] == self.max[at] {
+                2 * at
+            } else {
+                2 * at + 1
+            };
+        }
+        at - self.leaves
+    }
+}
+
+/// The smallest and largest window a step takes.
+const MIN_WINDOW: u32 = 3; // 2^3 = 8 buffers
+const MAX_WINDOW: u32 = 10; // 2^10 = 1024 buffers
+
+/// A placement under repair.
+pub(crate) struct Repair<'a> {
+    layout: &'a Layout,
+    offsets: Vec<i64>,
+    tops: TopTree,
+    index: TimeIndex,
+    rng: Rng,
+    /// Per buffer, the step that took it into the window.
+    stamp: Vec<u32>,
+    epoch: u32,
+    // Scratch, kept between steps so that a step allocates little.
+    near: Vec<u32>,
+    window: Vec<u32>,
+    keys: Vec<(i64, u32)>,
+    /// The window's piece ends: its compressed time.
+    times: Vec<u32>,
+    placed: Vec<i64>,
+    stack: Vec<(u32, u32)>,
+    sets: Vec<(u32, bool)>,
+    ranges: Vec<(usize, usize)>,
+    /// Steps taken, and steps whose window came out lower.
+    pub(crate) steps: u64,
+    pub(crate) lowered: u64,
+}
+
+impl<'a> Repair<'a> {
+    /// Starts from `offsets`, a valid placement of `layout`'s buffers.
+    pub(crate) fn new(layout: &'a Layout, offsets: Vec<i64>, seed: u64) -> Repair<'a> {
+        let tops = TopTree::new((0..layout.len()).map(|b| offsets[b] + layout.size[b]));
+        Repair {
+            layout,
+            tops,
+            index: TimeIndex::new(layout),
+            rng: Rng::new(seed ^ 0x5EED_2E9A_1200_0000),
+            stamp: alloc::vec![0; layout.len()],
+            epoch: 0,
+            offsets,
+            near: Vec::new(),
+            window: Vec::new(),
+            keys: Vec::new(),
+            times: Vec::new(),
+            placed: Vec::new(),
+            stack: Vec::new(),
+            sets: Vec::new(),
+            ranges: Vec::new(),
+            steps: 0,
+            lowered: 0,
+        }
+    }
+
+    /// The current height.
+    pub(crate) fn height(&self) -> i64 {
+        self.tops.height()
+    }
+
+    /// The current offsets.
+    pub(crate) fn offsets(&self) -> &[i64] {
+        &self.offsets
+    }
+
+    /// One step; whether the window came out strictly lower.
+    pub(crate) fn step(&mut self, target: i64, poll: &mut Poll<'_>) -> Result<bool, Stop> {
+        let layout = self.layout;
+        self.steps += 1;
+        self.epoch = self.epoch.wrapping_add(1);
+        if self.epoch == 0 {
+            self.stamp.iter_mut().for_each(|s| *s = 0);
+            self.epoch = 1;
+        }
+        let peak = self.tops.highest();
+        if layout.fixed[peak].is_some() {
+            // A fixed buffer is the peak: nothing to repair.
+            return Ok(false);
+        }
+        let k = 1usize << self.rng.below(i64::from(MIN_WINDOW), i64::from(MAX_WINDOW) + 1);
+        let e = layout.extent[peak];
+        let span = e.end - e.first;
+        let widen = [0u32, 0, 1, 2, 4][self.rng.below(0, 5) as usize];
+        let grow = span.saturating_mul(widen) / 2;
+        let (a, b) = (
+            e.first.saturating_sub(grow),
+            e.end.saturating_add(grow).min(layout.times as u32),
+        );
+        // The window: the buffers alive near the peak whose offsets are
+        // in the top band, from a floor chosen so that about `k` are.
+        self.near.clear();
+        self.index.query(a, b, &mut self.near, &mut self.stack);
+        self.keys.clear();
+        for &x in &self.near {
+            if layout.fixed[x as usize].is_none() {
+                self.keys.push((-self.offsets[x as usize], x));
+            }
+        }
+        poll.tick(4 * self.near.len() as u64)?;
+        if self.keys.is_empty() {
+            return Ok(false);
+        }
+        let floor = if self.rng.below(0, 2) == 0 {
+            // About `k` buffers.
+            if self.keys.len() > k {
+                self.keys.select_nth_unstable(k - 1);
+            }
+            -self.keys[(k - 1).min(self.keys.len() - 1)].0
+        } else {
+            // A band some times as high as the excess over the target:
+            // the buffers at the top may be too small to matter.
+            let excess = (self.height() - target).max(1);
+            let times = 1i64 << self.rng.below(0, 7);
+            self.height().saturating_sub(excess.saturating_mul(times)).max(0)
+        }
+        .min(self.offsets[peak]);
+        self.window.clear();
+        self.times.clear();
+        let mut old_top = i64::MIN;
+        for &(key, x) in &self.keys {
+            if -key < floor {
+                continue;
+            }
+            self.window.push(x);
+            self.stamp[x as usize] = self.epoch;
+            for p in layout.pieces_of(x as usize) {
+                self.times.push(p.first);
+                self.times.push(p.end);
+            }
+            old_top = old_top.max(self.offsets[x as usize] + layout.size[x as usize]);
+        }
+        // Time compressed to the window's own pieces.
+        self.times.sort_unstable();
+        self.times.dedup();
+        let (first, end) = (self.times[0], self.times[self.times.len() - 1]);
+        let slots = self.times.len() - 1;
+        let mut occ = Occupancy::new(slots);
+        occ.insert(0, slots as u32, 0, floor);
+        // What else is in use above the floor during the window's
+        // lifetimes stays where it is.
+        self.near.clear();
+        self.index.query(first, end, &mut self.near, &mut self.stack);
+        for &x in &self.near {
+            let at = self.offsets[x as usize];
+            if self.stamp[x as usize] == self.epoch || at + layout.size[x as usize] <= floor {
+                continue;
+            }
+            for p in layout.pieces_of(x as usize) {
+                let (f, t) = local(&self.times, p.first, p.end);
+                if f < t {
+                    occ.insert(f, t, at + p.lower, at + p.upper);
+                }
+            }
+        }
+        poll.tick(2 * self.near.len() as u64)?;
+        if std::env::var("MM_DEBUG").is_ok() && self.steps % 50 == 0 {
+            std::eprintln!("step {} peak {} span {} k {} window {} hull {} near {} h {}", self.steps, peak, span, k, self.window.len(), end - first, self.near.len(), self.height());
+        }
+        self.order_window();
+        let new_top = self.place_window(&mut occ, poll)?;
+        if new_top > old_top {
+            return Ok(false);
+        }
+        for (&x, &at) in self.window.iter().zip(&self.placed) {
+            self.offsets[x as usize] = at;
+            self.tops.set(x as usize, at + layout.size[x as usize]);
+        }
+        if new_top < old_top {
+            self.lowered += 1;
+        }
+        Ok(new_top < old_top)
+    }
+
+    /// Orders the window: by decreasing size (first-fit's order), the
+    /// same with noise, or by current offset (which packs what is there
+    /// downward and can only close holes).
+    fn order_window(&mut self) {
+        let layout = self.layout;
+        let kind = self.rng.below(0, 4);
+        let spread = [0.0, 0.05, 0.2, 0.5][self.rng.below(0, 4) as usize];
+        self.keys.clear();
+        for &x in &self.window {
+            let b = x as usize;
+            let key = match kind {
+                0 => -layout.size[b],
+                1 => self.offsets[b],
+                2 => -(layout.size[b] as f64 * layout.length[b] as f64) as i64,
+                _ => -(layout.size[b] as f64 * (1.0 + spread * self.rng.signed_unit())) as i64,
+            };
+            self.keys.push((key, x));
+        }
+        self.keys.sort_unstable();
+        self.window.clear();
+        self.window.extend(self.keys.iter().map(|k| k.1));
+    }
+
+    /// First-fit of the window in its order over `occ` (in the window's
+    /// compressed time); returns the highest top.
+    fn place_window(
+        &mut self,
+        occ: &mut Occupancy,
+        poll: &mut Poll<'_>,
+    ) -> Result<i64, Stop> {
+        let layout = self.layout;
+        self.placed.clear();
+        let mut top = i64::MIN;
+        for i in 0..self.window.len() {
+            let b = self.window[i] as usize;
+            let pieces = layout.pieces_of(b);
+            self.sets.clear();
+            self.ranges.clear();
+            for p in pieces {
+                let from = self.sets.len();
+                let (f, t) = local(&self.times, p.first, p.end);
+                occ.sets(f, t, &mut self.sets);
+                self.ranges.push((from, self.sets.len()));
+            }
+            let (at, work) = if pieces.len() == 1 && pieces[0].lower == 0 {
+                occ.find(&self.sets, pieces[0].upper, layout.align[b], false)
+            } else {
+                layout.lowest_hole(occ, &self.sets, &self.ranges, b)
+            };
+            for p in pieces {
+                let (f, t) = local(&self.times, p.first, p.end);
+                occ.insert(f, t, at + p.lower, at + p.upper);
+            }
+            self.placed.push(at);
+            top = top.max(at + layout.size[b]);
+            poll.tick(1 + 8 * self.sets.len() as u64 + work)?;
+        }
+        Ok(top)
+    }
+}
+
+/// Slots `[f, t)` of the layout in the compressed time whose slot `j` is
+/// `[times[j], times[j + 1])`: the local slots they meet.
+fn local(times: &[u32], f: u32, t: u32) -> (u32, u32) {
+    let slots = times.len() - 1;
+    let from = times.partition_point(|&x| x <= f).max(1) - 1;
+    let to = times.partition_point(|&x| x < t).min(slots);
+    (from as u32, to.max(from) as u32)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn top_tree_finds_the_highest() {
+        let mut rng = Rng::new(3);
+        for n in 1..50usize {
+            let mut plain: Vec<i64> = (0..n).map(|_| rng.below(0, 100)).collect();
+            let mut tree = TopTree::new(plain.iter().copied());
+            for _ in 0..50 {
+                let i = rng.below(0, n as i64) as usize;
+                plain[i] = rng.below(0, 100);
+                tree.set(i, plain[i]);
+                let max = *plain.iter().max().unwrap();
+                assert_eq!(tree.height(), max);
+                assert_eq!(plain[tree.highest()], max);
+            }
+        }
+    }
+}
