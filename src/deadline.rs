@@ -197,12 +197,14 @@ impl<'a> Poll<'a> {
     }
 
     /// The same poll, stopping once `limit` units of work are recorded.
+    #[cfg(feature = "heuristics")]
     pub(crate) fn with_limit(mut self, limit: u64) -> Self {
         self.limit = limit;
         self
     }
 
     /// Work recorded so far.
+    #[cfg(feature = "heuristics")]
     pub(crate) fn used(&self) -> u64 {
         self.used
     }

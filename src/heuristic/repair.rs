@@ -280,9 +280,6 @@ impl<'a> Repair<'a> {
             }
         }
         poll.tick(2 * self.near.len() as u64)?;
-        if std::env::var("MM_DEBUG").is_ok() && self.steps % 50 == 0 {
-            std::eprintln!("step {} peak {} span {} k {} window {} hull {} near {} h {}", self.steps, peak, span, k, self.window.len(), end - first, self.near.len(), self.height());
-        }
         self.order_window();
         let new_top = self.place_window(&mut occ, poll)?;
         if new_top > old_top {
