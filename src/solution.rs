@@ -5,9 +5,8 @@
 //! in an ordered map, so a placement is checked in O(pieces log pieces)
 //! whatever the number of overlapping pairs.
 
-use alloc::collections::{BTreeMap, BinaryHeap};
+use alloc::collections::BTreeMap;
 use alloc::vec::Vec;
-use core::cmp::Reverse;
 
 use crate::problem::{Error, Problem};
 
@@ -241,13 +240,17 @@ pub fn validate_below(
     // one starting below its end; the first meeting ends the walk. Pieces
     // ending at a time leave before those starting then.
     let mut active: BTreeMap<i64, (i64, u32)> = BTreeMap::new();
-    let mut ending: BinaryHeap<Reverse<(i64, i64)>> = BinaryHeap::new();
+    // Every piece ending by a start began before it, so it is in `active`
+    // when its end comes up: the ends, sorted once, replace a heap.
+    let mut ends: Vec<(i64, i64)> = pieces.iter().map(|p| (p.end, p.lower)).collect();
+    crate::sort::sort(&mut ends);
+    let mut next_end = 0;
     for p in &pieces {
-        while let Some(&Reverse((t, lower))) = ending.peek() {
+        while let Some(&(t, lower)) = ends.get(next_end) {
             if t > p.start {
                 break;
             }
-            ending.pop();
+            next_end += 1;
             active.remove(&lower);
         }
         if let Some((_, &(end, other))) = active.range(..p.upper).next_back() {
@@ -261,7 +264,6 @@ pub fn validate_below(
             }
         }
         active.insert(p.lower, (p.upper, p.buffer));
-        ending.push(Reverse((p.end, p.lower)));
     }
     Ok(())
 }

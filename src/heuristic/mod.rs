@@ -176,21 +176,24 @@ pub(crate) struct LocalTime {
 }
 
 impl LocalTime {
-    /// The time of the buffers `of` (not empty).
-    pub(crate) fn new(layout: &Layout, of: impl Iterator<Item = u32>) -> LocalTime {
-        let mut times = Vec::new();
-        for b in of {
-            for p in layout.pieces_of(b as usize) {
-                times.push(p.first);
-                times.push(p.end);
-            }
-        }
+    /// The time whose slot ends are `times` (any order, repeats allowed).
+    pub(crate) fn from_times(mut times: Vec<u32>) -> LocalTime {
         times.sort_unstable();
         times.dedup();
         if times.len() < 2 {
             times = alloc::vec![0, 1];
         }
         LocalTime { times }
+    }
+
+    /// The first and last slot ends.
+    pub(crate) fn span(&self) -> (u32, u32) {
+        (self.times[0], self.times[self.times.len() - 1])
+    }
+
+    /// The slot ends, to reuse their memory.
+    pub(crate) fn into_times(self) -> Vec<u32> {
+        self.times
     }
 
     /// Number of local slots.

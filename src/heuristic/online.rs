@@ -21,7 +21,7 @@ use alloc::vec::Vec;
 use core::cmp::Reverse;
 
 use super::occupancy::Occupancy;
-use super::{align_up, Extent, Layout, LocalTime, Scratch};
+use super::{align_up, Extent, Layout, LocalTime};
 use crate::deadline::{Poll, Stop};
 
 /// No interval: the floor below the lowest, or nothing above the highest.
@@ -192,34 +192,76 @@ impl Layout {
         let fixed: Vec<u32> = (0..self.len() as u32)
             .filter(|&b| self.fixed[b as usize].is_some())
             .collect();
-        // Fixed buffers and the layer, in a structure of their own over
-        // their own time (empty if there are none).
-        let time = LocalTime::new(self, fixed.iter().chain(&layer).copied());
-        let any_held = !(fixed.is_empty() && layer.is_empty());
-        let mut held = Occupancy::new(if any_held { time.slots() } else { 1 });
+        // What the live set does not show: fixed buffers, which may start
+        // after the buffers placed around them, over their whole pieces;
+        // and the layer's buffers, which enter the live set when they
+        // start, only at their start slot, since a buffer placed before
+        // one starts and still alive then must not be in its way. Kept in
+        // a structure over their own time (empty if there are none).
+        let mut times = Vec::with_capacity(2 * (fixed.len() + layer.len()));
+        for &b in &fixed {
+            for p in self.pieces_of(b as usize) {
+                times.extend([p.first, p.end]);
+            }
+        }
+        for &b in &layer {
+            let first = self.extent[b as usize].first;
+            times.extend([first, first + 1]);
+        }
+        poll.tick(times.len() as u64)?;
+        let time = LocalTime::from_times(times);
+        poll.tick(16 * time.slots() as u64)?;
+        let mut held = Occupancy::new(if fixed.is_empty() && layer.is_empty() {
+            1
+        } else {
+            time.slots()
+        });
         for &b in &fixed {
             let f = self.fixed[b as usize].unwrap_or(0);
             self.occupy(&mut held, Some(&time), b as usize, f);
             offsets[b as usize] = f;
         }
-        let mut scratch = Scratch::default();
+        let any_held = !fixed.is_empty();
+        // The layer first, online among itself, then the rest online
+        // around it; the layer enters the live set at its offsets.
+        self.online_pass(&layer, &[], &mut held, &time, any_held, offsets, poll)?;
         for &b in &layer {
-            let (at, work) = self.lowest_free(&mut held, Some(&time), b as usize, false, &mut scratch);
-            self.occupy(&mut held, Some(&time), b as usize, at);
-            offsets[b as usize] = at;
-            poll.tick(1 + work)?;
+            let first = self.extent[b as usize].first;
+            let (f, t) = LocalTime::map(Some(&time), first, first + 1);
+            let at = offsets[b as usize];
+            held.insert(f, t, at, at + self.size[b as usize]);
+            poll.tick(16)?;
         }
+        let rest: Vec<u32> = if layer.is_empty() {
+            order.to_vec()
+        } else {
+            order.iter().copied().filter(|&b| !in_layer(b)).collect()
+        };
+        let any_held = any_held || !layer.is_empty();
+        self.online_pass(&rest, &layer, &mut held, &time, any_held, offsets, poll)
+    }
+
+    /// Places `rest` (in start order) online, each into the smallest hole
+    /// among the buffers alive at its start and clear of `held` (in its
+    /// local `time`); the buffers of `layer` (placed already, in start
+    /// order) enter the live set when they start.
+    #[allow(clippy::too_many_arguments)]
+    fn online_pass(
+        &self,
+        rest: &[u32],
+        layer: &[u32],
+        held: &mut Occupancy,
+        time: &LocalTime,
+        any_held: bool,
+        offsets: &mut [i64],
+        poll: &mut Poll<'_>,
+    ) -> Result<(), Stop> {
         let mut sets = Vec::new();
         // Intervals are numbered by their place in `order`, not by buffer:
         // the order visits buffers in no order in memory, and gathering
         // what it needs first (independent loads, which overlap) then
         // working on consecutive numbers costs far fewer cache misses.
         // The layer's intervals come after, numbered from `items.len()`.
-        let rest: Vec<u32> = if layer.is_empty() {
-            order.to_vec()
-        } else {
-            order.iter().copied().filter(|&b| !in_layer(b)).collect()
-        };
         let items: Vec<Extent> = rest.iter().map(|&b| self.extent[b as usize]).collect();
         let mut placed: Vec<i64> = alloc::vec![0; items.len()];
         let mut live = Live::new(items.len() + layer.len());
@@ -267,7 +309,7 @@ impl Layout {
             }
             if any_held {
                 sets.clear();
-                let (f, t) = LocalTime::map(Some(&time), start, end);
+                let (f, t) = LocalTime::map(Some(time), start, end);
                 held.sets(f, t, &mut sets);
             }
             let clear = |at: i64| -> Option<i64> {

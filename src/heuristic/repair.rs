@@ -16,7 +16,7 @@
 use alloc::vec::Vec;
 
 use super::occupancy::Occupancy;
-use super::Layout;
+use super::{Layout, LocalTime, Scratch};
 use crate::deadline::{Poll, Stop};
 use crate::rng::Rng;
 
@@ -148,8 +148,7 @@ pub(crate) struct Repair<'a> {
     times: Vec<u32>,
     placed: Vec<i64>,
     stack: Vec<(u32, u32)>,
-    sets: Vec<(u32, bool)>,
-    ranges: Vec<(usize, usize)>,
+    scratch: Scratch,
     /// Steps taken, and steps whose window came out lower.
     pub(crate) steps: u64,
     pub(crate) lowered: u64,
@@ -173,8 +172,7 @@ impl<'a> Repair<'a> {
             times: Vec::new(),
             placed: Vec::new(),
             stack: Vec::new(),
-            sets: Vec::new(),
-            ranges: Vec::new(),
+            scratch: Scratch::default(),
             steps: 0,
             lowered: 0,
         }
@@ -257,10 +255,9 @@ impl<'a> Repair<'a> {
             old_top = old_top.max(self.offsets[x as usize] + layout.size[x as usize]);
         }
         // Time compressed to the window's own pieces.
-        self.times.sort_unstable();
-        self.times.dedup();
-        let (first, end) = (self.times[0], self.times[self.times.len() - 1]);
-        let slots = self.times.len() - 1;
+        let time = LocalTime::from_times(core::mem::take(&mut self.times));
+        let (first, end) = time.span();
+        let slots = time.slots();
         let mut occ = Occupancy::new(slots);
         occ.insert(0, slots as u32, 0, floor);
         // What else is in use above the floor during the window's
@@ -272,16 +269,12 @@ impl<'a> Repair<'a> {
             if self.stamp[x as usize] == self.epoch || at + layout.size[x as usize] <= floor {
                 continue;
             }
-            for p in layout.pieces_of(x as usize) {
-                let (f, t) = local(&self.times, p.first, p.end);
-                if f < t {
-                    occ.insert(f, t, at + p.lower, at + p.upper);
-                }
-            }
+            layout.occupy(&mut occ, Some(&time), x as usize, at);
         }
         poll.tick(2 * self.near.len() as u64)?;
         self.order_window();
-        let new_top = self.place_window(&mut occ, poll)?;
+        let new_top = self.place_window(&mut occ, &time, poll)?;
+        self.times = time.into_times();
         if new_top > old_top {
             return Ok(false);
         }
@@ -319,10 +312,11 @@ impl<'a> Repair<'a> {
     }
 
     /// First-fit of the window in its order over `occ` (in the window's
-    /// compressed time); returns the highest top.
+    /// compressed `time`); returns the highest top.
     fn place_window(
         &mut self,
         occ: &mut Occupancy,
+        time: &LocalTime,
         poll: &mut Poll<'_>,
     ) -> Result<i64, Stop> {
         let layout = self.layout;
@@ -330,39 +324,14 @@ impl<'a> Repair<'a> {
         let mut top = i64::MIN;
         for i in 0..self.window.len() {
             let b = self.window[i] as usize;
-            let pieces = layout.pieces_of(b);
-            self.sets.clear();
-            self.ranges.clear();
-            for p in pieces {
-                let from = self.sets.len();
-                let (f, t) = local(&self.times, p.first, p.end);
-                occ.sets(f, t, &mut self.sets);
-                self.ranges.push((from, self.sets.len()));
-            }
-            let (at, work) = if pieces.len() == 1 && pieces[0].lower == 0 {
-                occ.find(&self.sets, pieces[0].upper, layout.align[b], false)
-            } else {
-                layout.lowest_hole(occ, &self.sets, &self.ranges, b)
-            };
-            for p in pieces {
-                let (f, t) = local(&self.times, p.first, p.end);
-                occ.insert(f, t, at + p.lower, at + p.upper);
-            }
+            let (at, work) = layout.lowest_free(occ, Some(time), b, false, &mut self.scratch);
+            layout.occupy(occ, Some(time), b, at);
             self.placed.push(at);
             top = top.max(at + layout.size[b]);
-            poll.tick(1 + 8 * self.sets.len() as u64 + work)?;
+            poll.tick(1 + work)?;
         }
         Ok(top)
     }
-}
-
-/// Slots `[f, t)` of the layout in the compressed time whose slot `j` is
-/// `[times[j], times[j + 1])`: the local slots they meet.
-fn local(times: &[u32], f: u32, t: u32) -> (u32, u32) {
-    let slots = times.len() - 1;
-    let from = times.partition_point(|&x| x <= f).max(1) - 1;
-    let to = times.partition_point(|&x| x < t).min(slots);
-    (from as u32, to.max(from) as u32)
 }
 
 #[cfg(test)]

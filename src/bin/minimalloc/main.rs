@@ -12,7 +12,7 @@ mod progress;
 use std::process::ExitCode;
 
 use args::Flags;
-use minimalloc::gen::{generate, Spec};
+use minimalloc::gen::{generate, Family, Spec};
 use minimalloc::heuristic::Strategy;
 use minimalloc::plan::describe;
 use minimalloc::{
@@ -22,7 +22,7 @@ use minimalloc::{
 const USAGE: &str = "\
 usage: minimalloc --input=FILE --capacity=N [options]       place below a capacity
        minimalloc --input=FILE --minimize [--capacity=N]   place as low as possible
-       minimalloc gen --buffers=N [--seed=S] [--alignment=A] [--output=FILE]
+       minimalloc gen --buffers=N [--seed=S] [--family=F] [--output=FILE]
 
   --input FILE        buffers as CSV: id,lower,upper,size[,alignment][,hint][,gaps][,offset]
   --capacity N        memory every buffer must fit below (with --minimize: an upper bound)
@@ -30,8 +30,8 @@ usage: minimalloc --input=FILE --capacity=N [options]       place below a capaci
                       found is returned at the timeout, with a proven lower bound
   --output FILE       where to write the input's columns plus offset (default: stdout)
   --timeout DUR       stop after DUR, e.g. 60s, 500ms, 2m (default: none)
-  --heuristic NAME    only this heuristic (online, skyline, first-fit, big-rocks,
-                      best-fit) with its improving restarts
+  --heuristic NAME    only this heuristic (online, skyline, first-fit, layered,
+                      big-rocks, best-fit) with its restarts and local repair
   --exact             only the exact search
   --seed N            seed of the improving restarts (default 0): same seed, same offsets
   --restarts N        improving restarts to run (default: until the timeout, or 64,
@@ -322,11 +322,14 @@ fn print_stats(problem: &Problem, outcome: &minimalloc::Outcome, load: i64) {
 }
 
 const GEN_USAGE: &str = "\
-usage: minimalloc gen --buffers=N [--seed=S] [--alignment=A] [--output=FILE]
+usage: minimalloc gen --buffers=N [--seed=S] [--alignment=A] [--family=F] [--output=FILE]
 
-Writes N buffers shaped like a compiler's (many short activations, some
-skip connections, a few long-lived weights; sizes from 64 B to 32 MiB) as
-CSV. The same N, seed and alignment always give the same file.";
+Writes N buffers shaped like one training step of a compiled model as CSV:
+activations saved in the forward pass and freed in the backward pass,
+short temporaries, weight gradients and weights. --family=step (default:
+sizes from 64 B to 8 MiB) or --family=long-lived (2% of the buffers alive
+for 5-50% of the step, starting anywhere; sizes from 16 B to 32 MiB). The
+same N, seed, alignment and family always give the same file.";
 
 fn gen(raw: Vec<String>) -> Result<ExitCode, String> {
     let flags = Flags::parse(raw, &["help"])?;
@@ -345,6 +348,12 @@ fn gen(raw: Vec<String>) -> Result<ExitCode, String> {
             }
             "seed" => spec.seed = args::integer(name, value, 0)? as u64,
             "alignment" => spec.alignment = args::integer(name, value, 1)?,
+            "family" => {
+                let v = args::required(name, value)?;
+                spec.family = Family::from_name(v).ok_or_else(|| {
+                    format!("unknown family \"{v}\" for gen: use step or long-lived")
+                })?;
+            }
             "output" => output = Some(args::required(name, value)?.to_string()),
             _ => return Err(format!("unknown flag --{name} for gen (see gen --help)")),
         }
