@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use common::{brute_force, random_problem, Rng, Shape};
 use minimalloc::gen::{generate, Spec};
-use minimalloc::heuristic::{run, Strategy};
+use minimalloc::heuristic::{run, run_variant, Strategy, Variant};
 use minimalloc::solution::validate_below;
 use minimalloc::{
     csv, max_load, plan, validate, Method, Objective, Options, Problem, Source, Status,
@@ -23,18 +23,23 @@ fn challenging(name: char) -> Problem {
         .0
 }
 
+/// Every strategy with every depth of layer it has.
+fn variants() -> impl Iterator<Item = Variant> {
+    Strategy::ALL.into_iter().flat_map(Strategy::variants)
+}
+
 #[test]
 fn every_heuristic_places_the_challenging_suite_validly() {
     for name in "ABCDEFGHIJK".chars() {
         let problem = challenging(name);
         let load = max_load(&problem);
-        for strategy in Strategy::ALL {
-            let s = run(&problem, strategy).unwrap();
+        for variant in variants() {
+            let s = run_variant(&problem, variant).unwrap();
             validate_below(&problem, &s, i64::MAX)
-                .unwrap_or_else(|e| panic!("{name} {strategy}: {e}"));
+                .unwrap_or_else(|e| panic!("{name} {variant:?}: {e}"));
             assert!(
                 s.height(&problem) >= load,
-                "{name} {strategy} is below the max load"
+                "{name} {variant:?} is below the max load"
             );
         }
     }
@@ -53,12 +58,12 @@ fn every_heuristic_honours_alignment_gaps_windows_and_fixed_offsets() {
     let mut placed = 0;
     for i in 0..1500 {
         let problem = random_problem(&mut rng, shape);
-        for strategy in Strategy::ALL {
+        for strategy in variants() {
             // None only when fixed buffers clash, which validation confirms.
-            match run(&problem, strategy) {
+            match run_variant(&problem, strategy) {
                 Some(s) => {
                     validate_below(&problem, &s, i64::MAX)
-                        .unwrap_or_else(|e| panic!("instance {i}, {strategy}: {e}\n{problem:?}"));
+                        .unwrap_or_else(|e| panic!("instance {i}, {strategy:?}: {e}\n{problem:?}"));
                     placed += 1;
                 }
                 None => {
@@ -251,4 +256,73 @@ fn fit_mode_uses_a_heuristic_when_one_fits_and_proves_infeasibility_by_load() {
     let outcome = plan(&tight, &Options::default());
     assert_eq!(outcome.status, Status::Infeasible);
     assert!(outcome.lower_bound >= load);
+}
+
+/// With one thread the scheduler's work does not depend on the clock, so
+/// a larger budget does all that a smaller one does, and more: it never
+/// ends higher.
+#[test]
+fn a_larger_budget_never_ends_higher_on_one_thread() {
+    use minimalloc::gen::Family;
+    let inputs = [
+        challenging('D').with_capacity(1 << 21).unwrap(),
+        challenging('J').with_capacity(1 << 21).unwrap(),
+        Problem::new(i64::MAX, generate(Spec::new(3_000, 2))).unwrap(),
+        Problem::new(
+            i64::MAX,
+            generate(Spec::new(5_000, 3).with_family(Family::LongLived)),
+        )
+        .unwrap(),
+    ];
+    for (i, problem) in inputs.iter().enumerate() {
+        let mut last = i64::MAX;
+        for ms in [25, 50, 100, 200, 400] {
+            let options = Options {
+                objective: Objective::Minimize,
+                timeout: Some(Duration::from_millis(ms)),
+                threads: 1,
+                seed: 11,
+                ..Options::default()
+            };
+            let outcome = plan(problem, &options);
+            let s = outcome.solution.expect("a placement");
+            validate(problem, &s).unwrap();
+            let height = s.height(problem);
+            assert!(
+                height <= last,
+                "input {i}: {ms} ms ends at {height}, above {last}"
+            );
+            assert!(height >= outcome.lower_bound);
+            last = height;
+        }
+    }
+}
+
+/// The long-lived family: 2 % of buffers alive for 5-50 % of the step,
+/// the same buffers for the same spec.
+#[test]
+fn the_long_lived_family_has_its_long_lived_buffers() {
+    use minimalloc::gen::Family;
+    let spec = Spec::new(20_000, 4).with_family(Family::LongLived);
+    let buffers = generate(spec);
+    assert_eq!(buffers, generate(spec));
+    // Only the long-lived kind starts in the backward pass (the second
+    // half) and lives a fifth of the step or more without reaching its
+    // end (weight gradients that live long reach the update).
+    let cuts_across = |buffers: &[minimalloc::Buffer]| {
+        let end = buffers.iter().map(|b| b.upper).max().unwrap();
+        buffers
+            .iter()
+            .filter(|b| 2 * b.lower >= end && 5 * (b.upper - b.lower) >= end && b.upper + 4 < end)
+            .count()
+    };
+    let long = cuts_across(&buffers);
+    assert!((20..=200).contains(&long), "{long} long-lived buffers");
+    assert_eq!(cuts_across(&generate(Spec::new(20_000, 4))), 0);
+    let sizes: Vec<i64> = buffers.iter().map(|b| b.size).collect();
+    let (lo, hi) = (sizes.iter().min().unwrap(), sizes.iter().max().unwrap());
+    assert!(hi / lo >= 1_000_000, "sizes {lo}..{hi}");
+    let problem = Problem::new(i64::MAX, buffers).unwrap();
+    let s = run(&problem, Strategy::Online).unwrap();
+    validate(&problem, &s).unwrap();
 }

@@ -37,8 +37,8 @@ use core::str::FromStr;
 
 use occupancy::Occupancy;
 pub(crate) use repair::Repair;
-pub(crate) use restarts::{perturbed, plain};
 pub use restarts::{default_count, Best};
+pub(crate) use restarts::{perturbed, plain};
 
 use crate::deadline::{sort_polled, Poll, Stop};
 use crate::problem::Problem;
@@ -189,6 +189,11 @@ impl LocalTime {
     /// The first and last slot ends.
     pub(crate) fn span(&self) -> (u32, u32) {
         (self.times[0], self.times[self.times.len() - 1])
+    }
+
+    #[cfg(test)]
+    pub(crate) fn clone_times(&self) -> Vec<u32> {
+        self.times.clone()
     }
 
     /// The slot ends, to reuse their memory.
@@ -447,6 +452,8 @@ impl Layout {
             _ => Vec::new(),
         };
         let mut keys: Vec<(i64, i128, i64, u32)> = Vec::with_capacity(n);
+        // `b` indexes several per-buffer arrays.
+        #[allow(clippy::needless_range_loop)]
         for b in 0..n {
             if self.fixed[b].is_some() {
                 continue;
@@ -463,7 +470,11 @@ impl Layout {
                     if lived >= long as f64 {
                         // The layer, before everything else, in start order
                         // (the longest first among equal starts).
-                        let key = (i64::MIN + i64::from(e.first), -i128::from(e.end - e.first), 0);
+                        let key = (
+                            i64::MIN + i64::from(e.first),
+                            -i128::from(e.end - e.first),
+                            0,
+                        );
                         keys.push((key.0, key.1, key.2, b as u32));
                         continue;
                     }
@@ -737,13 +748,17 @@ fn stack_items(items: impl Iterator<Item = (i64, i64, Option<i64>)> + Clone) -> 
 /// as low as it goes (the capacity is not consulted). `None` if fixed
 /// buffers overlap, so that nothing can be placed.
 pub fn run(problem: &Problem, strategy: Strategy) -> Option<crate::solution::Solution> {
+    run_variant(problem, Variant::plain(strategy))
+}
+
+/// [`run`] for one variant (a strategy with the depth of its layer).
+pub fn run_variant(problem: &Problem, variant: Variant) -> Option<crate::solution::Solution> {
     let deadline = crate::deadline::Deadline::none();
     let mut poll = Poll::new(&deadline, u64::MAX);
     let layout = Layout::new(problem, &mut poll).ok()?;
     if layout.fixed_clash {
         return None;
     }
-    let variant = Variant::plain(strategy);
     let order = layout.order(variant, None, &mut poll).ok()?;
     let (offsets, _) = layout.place(variant, &order, &mut poll).ok()?;
     Some(crate::solution::Solution { offsets })

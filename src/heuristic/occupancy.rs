@@ -52,7 +52,6 @@ impl IntervalSet {
             _ => None,
         }
     }
-
 }
 
 /// Memory in use over compressed time.

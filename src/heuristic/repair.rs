@@ -202,7 +202,10 @@ impl<'a> Repair<'a> {
             // A fixed buffer is the peak: nothing to repair.
             return Ok(false);
         }
-        let k = 1usize << self.rng.below(i64::from(MIN_WINDOW), i64::from(MAX_WINDOW) + 1);
+        let k = 1usize
+            << self
+                .rng
+                .below(i64::from(MIN_WINDOW), i64::from(MAX_WINDOW) + 1);
         let e = layout.extent[peak];
         let span = e.end - e.first;
         let widen = [0u32, 0, 1, 2, 4][self.rng.below(0, 5) as usize];
@@ -236,7 +239,9 @@ impl<'a> Repair<'a> {
             // the buffers at the top may be too small to matter.
             let excess = (self.height() - target).max(1);
             let times = 1i64 << self.rng.below(0, 7);
-            self.height().saturating_sub(excess.saturating_mul(times)).max(0)
+            self.height()
+                .saturating_sub(excess.saturating_mul(times))
+                .max(0)
         }
         .min(self.offsets[peak]);
         self.window.clear();
@@ -263,7 +268,8 @@ impl<'a> Repair<'a> {
         // What else is in use above the floor during the window's
         // lifetimes stays where it is.
         self.near.clear();
-        self.index.query(first, end, &mut self.near, &mut self.stack);
+        self.index
+            .query(first, end, &mut self.near, &mut self.stack);
         for &x in &self.near {
             let at = self.offsets[x as usize];
             if self.stamp[x as usize] == self.epoch || at + layout.size[x as usize] <= floor {
@@ -337,6 +343,151 @@ impl<'a> Repair<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::deadline::Deadline;
+    use crate::heuristic::{plain, Strategy, Variant};
+    use crate::problem::{Buffer, Gap, Problem, Window};
+    use crate::solution::{validate_below, Solution};
+
+    /// A random problem with alignment, gaps, windows and (valid) fixed
+    /// offsets: fixed buffers are taken where a first placement put them.
+    fn random_problem(rng: &mut Rng, n: usize, horizon: i64) -> Problem {
+        let mut buffers = Vec::new();
+        for i in 0..n {
+            let lower = rng.below(0, horizon - 1);
+            let upper = rng.below(lower + 1, horizon + 1);
+            let size = rng.below(1, 40);
+            let mut b = Buffer::new(alloc::format!("b{i}"), lower, upper, size);
+            if rng.below(0, 4) == 0 {
+                b.alignment = [2, 4, 8][rng.below(0, 3) as usize];
+            }
+            if upper - lower >= 3 && rng.below(0, 4) == 0 {
+                let gl = rng.below(lower + 1, upper - 1);
+                let gu = rng.below(gl + 1, upper);
+                let window = (rng.below(0, 2) == 0).then(|| {
+                    let wl = rng.below(0, size);
+                    Window {
+                        lower: wl,
+                        upper: rng.below(wl + 1, size + 1),
+                    }
+                });
+                b.gaps.push(Gap {
+                    lower: gl,
+                    upper: gu,
+                    window,
+                });
+            }
+            buffers.push(b);
+        }
+        let problem = Problem::new(i64::MAX, buffers.clone()).unwrap();
+        let first = crate::heuristic::run(&problem, Strategy::FirstFit).unwrap();
+        for (b, &o) in buffers.iter_mut().zip(&first.offsets) {
+            if rng.below(0, 10) == 0 {
+                b.offset = Some(o);
+            }
+        }
+        Problem::new(i64::MAX, buffers).unwrap()
+    }
+
+    /// Every step leaves a valid placement, never higher, whose height
+    /// the tree reports; and repair does lower placements.
+    #[test]
+    fn repair_steps_keep_placements_valid_and_never_raise_them() {
+        let mut rng = Rng::new(5);
+        let deadline = Deadline::none();
+        let mut lowered = 0;
+        for case in 0..300 {
+            let n = rng.below(2, 60) as usize;
+            let horizon = rng.below(4, 40);
+            let problem = random_problem(&mut rng, n, horizon);
+            let mut poll = Poll::new(&deadline, u64::MAX);
+            let layout = Layout::new(&problem, &mut poll).unwrap();
+            let variant = Variant::plain(Strategy::Online);
+            let start = plain(&layout, variant, &mut poll).unwrap();
+            let target = layout.max_load.max(layout.fixed_top);
+            let mut repair = Repair::new(&layout, start.offsets, case);
+            let mut height = repair.height();
+            assert_eq!(height, start.height);
+            for _ in 0..40 {
+                if repair.height() <= target {
+                    break;
+                }
+                repair.step(target, &mut poll).unwrap();
+                let offsets = repair.offsets().to_vec();
+                let top = problem
+                    .buffers()
+                    .iter()
+                    .zip(&offsets)
+                    .map(|(b, &o)| o + b.size)
+                    .max()
+                    .unwrap();
+                assert_eq!(repair.height(), top, "case {case}");
+                assert!(top <= height, "case {case}: {top} above {height}");
+                validate_below(&problem, &Solution { offsets }, i64::MAX)
+                    .unwrap_or_else(|e| panic!("case {case}: {e}"));
+                if top < height {
+                    lowered += 1;
+                }
+                height = top;
+            }
+        }
+        assert!(lowered > 50, "repair lowered only {lowered} times");
+    }
+
+    /// The index answers exactly the buffers alive in a range.
+    #[test]
+    fn time_index_finds_exactly_the_overlapping_buffers() {
+        let mut rng = Rng::new(9);
+        let deadline = Deadline::none();
+        for _ in 0..100 {
+            let n = rng.below(1, 80) as usize;
+            let horizon = rng.below(2, 60);
+            let problem = random_problem(&mut rng, n, horizon);
+            let mut poll = Poll::new(&deadline, u64::MAX);
+            let layout = Layout::new(&problem, &mut poll).unwrap();
+            let index = TimeIndex::new(&layout);
+            let (mut out, mut stack) = (Vec::new(), Vec::new());
+            for _ in 0..20 {
+                let a = rng.below(0, layout.times as i64 + 1) as u32;
+                let b = rng.below(i64::from(a), layout.times as i64 + 2) as u32;
+                out.clear();
+                index.query(a, b, &mut out, &mut stack);
+                out.sort_unstable();
+                let want: Vec<u32> = (0..n as u32)
+                    .filter(|&x| {
+                        let e = layout.extent[x as usize];
+                        e.first < b && e.end > a
+                    })
+                    .collect();
+                assert_eq!(out, want);
+            }
+        }
+    }
+
+    /// A range of the layout's slots maps to exactly the local slots it
+    /// shares a time with.
+    #[test]
+    fn local_time_maps_ranges_to_the_slots_they_meet() {
+        let mut rng = Rng::new(13);
+        for _ in 0..200 {
+            let times: Vec<u32> = (0..rng.below(2, 12))
+                .map(|_| rng.below(0, 30) as u32)
+                .collect();
+            let time = LocalTime::from_times(times);
+            let ends = time.clone_times();
+            for _ in 0..20 {
+                let f = rng.below(0, 32) as u32;
+                let t = rng.below(i64::from(f) + 1, 34) as u32;
+                let (lo, hi) = LocalTime::map(Some(&time), f, t);
+                for j in 0..ends.len() - 1 {
+                    let meets = ends[j] < t && f < ends[j + 1];
+                    let inside = lo as usize <= j && j < hi as usize;
+                    // Slots before the first end or after the last are
+                    // outside local time: a range there meets nothing.
+                    assert_eq!(meets, inside, "{ends:?} [{f}, {t}) slot {j}");
+                }
+            }
+        }
+    }
 
     #[test]
     fn top_tree_finds_the_highest() {

@@ -300,8 +300,7 @@ pub(crate) fn run(work: &Work<'_>, goal: Goal, exact: Option<&mut ExactRound<'_>
     let board = Board::new(work, work.lower_bound);
     // Without a timeout, or with a count of restarts, the result must not
     // depend on the clock: one lane, whose work does not.
-    let reproducible =
-        work.deadline.remaining().is_none() || work.options.restarts.is_some();
+    let reproducible = work.deadline.remaining().is_none() || work.options.restarts.is_some();
     let lanes = if work.variants.is_empty() || reproducible {
         1
     } else {
