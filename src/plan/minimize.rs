@@ -121,8 +121,9 @@ impl Bisection {
             if limit < u64::MAX {
                 params.node_limit = Some(params.node_limit.map_or(limit, |n| n.min(limit)));
             }
+            // The only capacity left to try gets all the time there is.
             let attempt = match (nodes, deadline.remaining()) {
-                (None, Some(left)) => deadline.sooner(left / EXACT_SHARE),
+                (None, Some(left)) if self.lo < hi => deadline.sooner(left / EXACT_SHARE),
                 _ => *deadline,
             };
             let (verdict, stats) = solver::solve(work.problem, c, &params, &attempt);
