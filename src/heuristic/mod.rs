@@ -86,6 +86,15 @@ impl Strategy {
         }
     }
 
+    /// Whether it places buffers into the holes of a segment tree of
+    /// merged intervals over time (and so costs what that costs).
+    pub(crate) fn fills_holes(self) -> bool {
+        matches!(
+            self,
+            Strategy::FirstFit | Strategy::Layered | Strategy::BigRocks | Strategy::BestFit
+        )
+    }
+
     /// The variants of this strategy that a portfolio runs: one, or for
     /// the strategies that set a long-lived layer apart, one per depth of
     /// that layer (lifetimes of at least a half, a quarter, ... of the

@@ -40,11 +40,11 @@ const UNIT_MIN: u64 = 1 << 14;
 /// (an attempt starts over, so a steep growth wastes less).
 const EXACT_NODES: u64 = 100_000;
 
-/// Once this many plain placements have finished, one that takes more
-/// than `PLAIN_COST_FACTOR` times the work of the dearest of them is
-/// stopped and left out.
-const PLAIN_COST_AFTER: u64 = 8;
-const PLAIN_COST_FACTOR: u64 = 4;
+/// A plain placement that takes more than this many times the work of the
+/// cheapest one is stopped and left out: the hole-filling strategies cost
+/// 10-40 times what the online one does on real graphs, and thousands of
+/// times where they are hopeless.
+const PLAIN_COST_FACTOR: u64 = 128;
 
 /// Variants whose plain placement is more than this many times as far
 /// above the lower bound as the best one get no restarts: none has been
@@ -184,10 +184,13 @@ pub(crate) struct Board {
     /// (`i64::MAX`: not yet).
     next_plain: AtomicUsize,
     plain_heights: Vec<AtomicI64>,
-    /// The most work a finished plain placement took, and how many
+    /// The least work a finished plain placement took, and how many
     /// finished.
     plain_cost: AtomicU64,
     plain_runs: AtomicU64,
+    /// Set when a hole-filling placement was stopped for its cost: the
+    /// others of its kind share its structure and are left out too.
+    holes_too_dear: AtomicBool,
     /// The last perturbed restart number handed out.
     next_restart: AtomicU64,
     /// Placements run (plain and perturbed).
@@ -232,8 +235,9 @@ impl Board {
             plain_heights: (0..work.variants.len())
                 .map(|_| AtomicI64::new(i64::MAX))
                 .collect(),
-            plain_cost: AtomicU64::new(0),
+            plain_cost: AtomicU64::new(u64::MAX),
             plain_runs: AtomicU64::new(0),
+            holes_too_dear: AtomicBool::new(false),
             next_restart: AtomicU64::new(0),
             placements: AtomicU64::new(0),
             height: AtomicI64::new(i64::MAX),
@@ -451,7 +455,12 @@ impl Lane<'_, '_> {
             // A plain placement that costs several times the dearest one
             // before it is left out: measured, not guessed from a count.
             let board = self.board;
-            if board.plain_runs.load(Ordering::Relaxed) >= PLAIN_COST_AFTER {
+            let hole_filling = variants[i].strategy.fills_holes();
+            if hole_filling && board.holes_too_dear.load(Ordering::Relaxed) {
+                // A sibling was measured too dear: this one would be too.
+                return Some(Ok(1));
+            }
+            if board.plain_runs.load(Ordering::Relaxed) > 0 {
                 let cap = board.plain_cost.load(Ordering::Relaxed);
                 poll = poll.with_limit(cap.saturating_mul(PLAIN_COST_FACTOR));
             }
@@ -459,10 +468,13 @@ impl Lane<'_, '_> {
             match &found {
                 Ok(b) => {
                     board.plain_heights[i].store(b.height, Ordering::Relaxed);
-                    board.plain_cost.fetch_max(poll.used(), Ordering::Relaxed);
+                    board.plain_cost.fetch_min(poll.used(), Ordering::Relaxed);
                     board.plain_runs.fetch_add(1, Ordering::Relaxed);
                 }
                 Err(_) if self.deadline.check().is_ok() => {
+                    if hole_filling {
+                        board.holes_too_dear.store(true, Ordering::Relaxed);
+                    }
                     // Left out: what it spent still counts.
                     return Some(Ok(poll.used().max(1)));
                 }
