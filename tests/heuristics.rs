@@ -326,3 +326,32 @@ fn the_long_lived_family_has_its_long_lived_buffers() {
     let s = run(&problem, Strategy::Online).unwrap();
     validate(&problem, &s).unwrap();
 }
+
+/// The largest capacity there is still asks for a placement (the
+/// scheduler's "no placement yet" must not read as one that fits).
+#[test]
+fn fitting_the_largest_capacity_places_everything() {
+    for problem in [
+        generated(500),
+        challenging('A').with_capacity(i64::MAX).unwrap(),
+    ] {
+        for threads in [1, 2] {
+            let options = Options {
+                threads,
+                timeout: Some(Duration::from_secs(60)),
+                ..Options::default()
+            };
+            for options in [
+                options.clone(),
+                Options {
+                    timeout: None,
+                    ..options
+                },
+            ] {
+                let outcome = plan(&problem, &options);
+                assert_eq!(outcome.status, Status::Solved);
+                validate(&problem, outcome.solution.as_ref().unwrap()).unwrap();
+            }
+        }
+    }
+}

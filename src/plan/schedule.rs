@@ -283,9 +283,11 @@ impl Board {
 
     fn done(&self, goal: Goal) -> bool {
         let (height, lower) = (self.height(), self.lower());
+        // `i64::MAX` stands for no placement yet (a capacity may be that).
+        let placed = height < i64::MAX || self.best.with(|b| b.is_some());
         match goal {
-            Goal::Fit(capacity) => height <= capacity || lower > capacity,
-            Goal::Minimize => height <= lower,
+            Goal::Fit(capacity) => (placed && height <= capacity) || lower > capacity,
+            Goal::Minimize => placed && height <= lower,
         }
     }
 }
