@@ -603,13 +603,25 @@ impl Layout {
         let fixed = (0..self.len() as u32).filter(|&b| self.fixed[b as usize].is_some());
         for b in fixed.chain(order.iter().copied()) {
             let b = b as usize;
-            let (offset, work) = match self.fixed[b] {
-                Some(f) => (f, 0),
-                None => self.lowest_free(&mut occ, None, b, best, &mut scratch),
+            let offset = match self.fixed[b] {
+                Some(f) => Ok(f),
+                None => self.lowest_free(&mut occ, None, b, best, &mut scratch, poll),
             };
-            self.occupy(&mut occ, None, b, offset);
-            offsets[b] = offset;
-            poll.tick(1 + work)?;
+            let stopped = match offset {
+                Ok(offset) => {
+                    self.occupy(&mut occ, None, b, offset);
+                    offsets[b] = offset;
+                    poll.tick(1).err()
+                }
+                Err(stop) => Some(stop),
+            };
+            if let Some(stop) = stopped {
+                // Its millions of tree nodes are freed elsewhere, not on
+                // the way back to the caller.
+                let bytes = occ.heap_bytes();
+                crate::deadline::discard(occ, bytes);
+                return Err(stop);
+            }
         }
         Ok(())
     }
@@ -617,7 +629,7 @@ impl Layout {
     /// Where buffer `b` goes in `occ` (whose slots are `time`'s, or the
     /// layout's own): the lowest free aligned offset, or with `best` the
     /// bottom of the smallest hole that holds it (one-piece buffers only).
-    /// Also returns the steps taken, for polling.
+    /// Ticks the steps it takes on `poll`.
     pub(crate) fn lowest_free(
         &self,
         occ: &mut Occupancy,
@@ -625,7 +637,8 @@ impl Layout {
         b: usize,
         best: bool,
         scratch: &mut Scratch,
-    ) -> (i64, u64) {
+        poll: &mut Poll<'_>,
+    ) -> Result<i64, Stop> {
         let pieces = self.pieces_of(b);
         scratch.sets.clear();
         scratch.ranges.clear();
@@ -635,12 +648,12 @@ impl Layout {
             occ.sets(f, t, &mut scratch.sets);
             scratch.ranges.push((from, scratch.sets.len()));
         }
-        let (at, work) = if pieces.len() == 1 && pieces[0].lower == 0 {
-            occ.find(&scratch.sets, pieces[0].upper, self.align[b], best)
+        poll.tick(8 * scratch.sets.len() as u64)?;
+        if pieces.len() == 1 && pieces[0].lower == 0 {
+            occ.find(&scratch.sets, pieces[0].upper, self.align[b], best, poll)
         } else {
-            self.lowest_hole(occ, &scratch.sets, &scratch.ranges, b)
-        };
-        (at, work + 8 * scratch.sets.len() as u64)
+            self.lowest_hole(occ, &scratch.sets, &scratch.ranges, b, poll)
+        }
     }
 
     /// Marks buffer `b`'s memory at offset `at` in use in `occ`.
@@ -656,20 +669,20 @@ impl Layout {
     /// The lowest aligned offset at which no piece of `b` (several pieces,
     /// or a window) meets memory in use: start at 0 and jump past every
     /// interval a piece would meet. (Best fit places such buffers so too.)
-    /// Also returns the steps taken, for polling.
+    /// Ticks the steps it takes on `poll`.
     pub(crate) fn lowest_hole(
         &self,
         occ: &Occupancy,
         sets: &[(u32, bool)],
         ranges: &[(usize, usize)],
         b: usize,
-    ) -> (i64, u64) {
+        poll: &mut Poll<'_>,
+    ) -> Result<i64, Stop> {
         let a = self.align[b];
         let mut offset = 0i64;
-        let mut work = 0u64;
         loop {
             let mut moved = false;
-            work += sets.len() as u64;
+            poll.tick(sets.len() as u64)?;
             for (p, &(from, to)) in self.pieces_of(b).iter().zip(ranges) {
                 for &s in &sets[from..to] {
                     let (lo, hi) = (offset + p.lower, offset + p.upper);
@@ -680,7 +693,7 @@ impl Layout {
                 }
             }
             if !moved {
-                return (offset, work);
+                return Ok(offset);
             }
         }
     }

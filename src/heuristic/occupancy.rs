@@ -12,6 +12,8 @@
 //! a few intervals however many buffers fill it.
 
 use alloc::collections::{btree_map, BTreeMap};
+
+use crate::deadline::{Poll, Stop};
 use alloc::vec;
 use alloc::vec::Vec;
 
@@ -61,6 +63,9 @@ pub(crate) struct Occupancy {
     any: Vec<IntervalSet>,
     stamp: Vec<u32>,
     epoch: u32,
+    /// Intervals added to the sets (merges not subtracted): for
+    /// [`Occupancy::heap_bytes`].
+    stored: usize,
     /// Scratch: nodes of the current query, `any` sets first.
     tiles: Vec<u32>,
     above: Vec<u32>,
@@ -79,9 +84,17 @@ impl Occupancy {
             any,
             stamp: vec![0; 2 * leaves],
             epoch: 0,
+            stored: 0,
             tiles: Vec::new(),
             above: Vec::new(),
         }
+    }
+
+    /// About the heap it takes: its node arrays and the intervals stored.
+    pub(crate) fn heap_bytes(&self) -> usize {
+        (self.full.len() + self.any.len()) * core::mem::size_of::<IntervalSet>()
+            + self.stamp.len() * 4
+            + self.stored * 32
     }
 
     /// Fills `tiles` with the nodes tiling `[l, r)` and `above` with their
@@ -123,9 +136,10 @@ impl Occupancy {
         // An ancestor's `any` holds its children's: once one already
         // holds the interval, so do all above it.
         let tile = |occ: &mut Occupancy, t: usize| {
-            occ.full[t].insert(bottom, top);
+            occ.stored += usize::from(occ.full[t].insert(bottom, top));
             let mut a = t;
             while a >= 1 && occ.any[a].insert(bottom, top) {
+                occ.stored += 1;
                 a >>= 1;
             }
         };
@@ -160,14 +174,16 @@ impl Occupancy {
     /// offset: it skips what ends below the candidate, and the candidate
     /// jumps past whatever it meets. First fit stops at the first offset no
     /// cursor moves; best fit records that hole and goes on above it.
-    /// Also returns the steps taken, for polling.
+    /// The steps it takes are ticked on `poll` as it goes: one buffer can
+    /// take many passes over many sets.
     pub(crate) fn find(
         &self,
         sets: &[(u32, bool)],
         size: i64,
         align: i64,
         best: bool,
-    ) -> (i64, u64) {
+        poll: &mut Poll<'_>,
+    ) -> Result<i64, Stop> {
         const DONE: (i64, i64) = (i64::MAX, i64::MAX);
         let mut runs: Vec<btree_map::Range<'_, i64, i64>> =
             sets.iter().map(|&s| self.set(s).0.range(..)).collect();
@@ -179,12 +195,10 @@ impl Occupancy {
         let mut passed: Vec<i64> = alloc::vec![0; sets.len()];
         let mut hole: Option<(i64, i64)> = None; // (size, offset)
         let mut at = 0i64;
-        // Steps taken, for the caller's deadline polling: a buffer that
-        // meets many sets may take many passes over them.
-        let mut work = sets.len() as u64;
+        poll.tick(sets.len() as u64)?;
         loop {
             let mut moved = false;
-            work += heads.len() as u64;
+            let mut work = heads.len() as u64;
             for k in 0..heads.len() {
                 let mut steps = 0;
                 while heads[k].1 <= at {
@@ -211,17 +225,18 @@ impl Occupancy {
                     moved = true;
                 }
             }
+            poll.tick(work)?;
             if moved {
                 continue;
             }
             // `at` is free in every set.
             if !best {
-                return (at, work);
+                return Ok(at);
             }
             let end = heads.iter().map(|h| h.0).min().unwrap_or(i64::MAX);
             if end == i64::MAX {
                 // The open space above everything: only if nothing fits.
-                return (hole.map_or(at, |(_, o)| o), work);
+                return Ok(hole.map_or(at, |(_, o)| o));
             }
             let start = passed.iter().copied().max().unwrap_or(0).min(at);
             if hole.is_none_or(|(h, _)| end - start < h) {
@@ -271,6 +286,8 @@ mod tests {
             seed % m
         };
         let times = 37;
+        let deadline = crate::deadline::Deadline::none();
+        let mut poll = Poll::new(&deadline, u64::MAX);
         let mut occ = Occupancy::new(times);
         let mut placed: Vec<(u32, u32, i64, i64)> = Vec::new();
         let mut sets = Vec::new();
@@ -292,14 +309,14 @@ mod tests {
                 .any(|&s| occ.set(s).conflict(lo, lo + size).is_some());
             assert_eq!(got, meets(lo));
             // First fit: the lowest aligned free offset.
-            let first = occ.find(&sets, size, align, false).0;
+            let first = occ.find(&sets, size, align, false, &mut poll).unwrap();
             assert_eq!(
                 first,
                 (0..).step_by(align as usize).find(|&o| !meets(o)).unwrap()
             );
             // Best fit: free, aligned, and in a hole no larger than the one
             // first fit uses.
-            let best = occ.find(&sets, size, align, true).0;
+            let best = occ.find(&sets, size, align, true, &mut poll).unwrap();
             assert!(!meets(best) && best % align == 0);
             if next(2) == 0 {
                 let at = if next(2) == 0 { first } else { best };

@@ -17,7 +17,7 @@ use alloc::vec::Vec;
 
 use super::occupancy::Occupancy;
 use super::{Layout, LocalTime, Scratch};
-use crate::deadline::{Poll, Stop};
+use crate::deadline::{sort_polled, Poll, Stop};
 use crate::rng::Rng;
 
 /// Which buffers' lifetimes meet a time range: the buffers sorted by their
@@ -34,27 +34,27 @@ pub(crate) struct TimeIndex {
 }
 
 impl TimeIndex {
-    pub(crate) fn new(layout: &Layout) -> TimeIndex {
+    pub(crate) fn new(layout: &Layout, poll: &mut Poll<'_>) -> Result<TimeIndex, Stop> {
         let n = layout.len();
-        let mut order: Vec<u32> = (0..n as u32).collect();
-        order.sort_unstable_by_key(|&b| layout.extent[b as usize].first);
+        let mut keyed: Vec<(u32, u32)> = (0..n as u32)
+            .map(|b| (layout.extent[b as usize].first, b))
+            .collect();
+        sort_polled(&mut keyed, poll)?;
         let leaves = n.max(1).next_power_of_two();
         let mut max_end = alloc::vec![0u32; 2 * leaves];
-        for (i, &b) in order.iter().enumerate() {
+        for (i, &(_, b)) in keyed.iter().enumerate() {
             max_end[leaves + i] = layout.extent[b as usize].end;
         }
         for i in (1..leaves).rev() {
             max_end[i] = max_end[2 * i].max(max_end[2 * i + 1]);
         }
-        TimeIndex {
-            first: order
-                .iter()
-                .map(|&b| layout.extent[b as usize].first)
-                .collect(),
-            id: order,
+        poll.tick(4 * leaves as u64)?;
+        Ok(TimeIndex {
+            first: keyed.iter().map(|k| k.0).collect(),
+            id: keyed.iter().map(|k| k.1).collect(),
             leaves,
             max_end,
-        }
+        })
     }
 
     /// Pushes onto `out` every buffer alive at some slot of `[a, b)`.
@@ -156,12 +156,18 @@ pub(crate) struct Repair<'a> {
 
 impl<'a> Repair<'a> {
     /// Starts from `offsets`, a valid placement of `layout`'s buffers.
-    pub(crate) fn new(layout: &'a Layout, offsets: Vec<i64>, seed: u64) -> Repair<'a> {
+    pub(crate) fn new(
+        layout: &'a Layout,
+        offsets: Vec<i64>,
+        seed: u64,
+        poll: &mut Poll<'_>,
+    ) -> Result<Repair<'a>, Stop> {
+        let index = TimeIndex::new(layout, poll)?;
         let tops = TopTree::new((0..layout.len()).map(|b| offsets[b] + layout.size[b]));
-        Repair {
+        Ok(Repair {
             layout,
             tops,
-            index: TimeIndex::new(layout),
+            index,
             rng: Rng::new(seed ^ 0x5EED_2E9A_1200_0000),
             stamp: alloc::vec![0; layout.len()],
             epoch: 0,
@@ -175,7 +181,15 @@ impl<'a> Repair<'a> {
             scratch: Scratch::default(),
             steps: 0,
             lowered: 0,
-        }
+        })
+    }
+
+    /// Starts over from another placement (the index over time stays).
+    pub(crate) fn reset(&mut self, offsets: Vec<i64>, seed: u64) {
+        let layout = self.layout;
+        self.tops = TopTree::new((0..layout.len()).map(|b| offsets[b] + layout.size[b]));
+        self.offsets = offsets;
+        self.rng = Rng::new(seed ^ 0x5EED_2E9A_1200_0000);
     }
 
     /// The current height.
@@ -273,11 +287,12 @@ impl<'a> Repair<'a> {
         for &x in &self.near {
             let at = self.offsets[x as usize];
             if self.stamp[x as usize] == self.epoch || at + layout.size[x as usize] <= floor {
+                poll.tick(1)?;
                 continue;
             }
             layout.occupy(&mut occ, Some(&time), x as usize, at);
+            poll.tick(16)?;
         }
-        poll.tick(2 * self.near.len() as u64)?;
         self.order_window();
         let new_top = self.place_window(&mut occ, &time, poll)?;
         self.times = time.into_times();
@@ -330,11 +345,11 @@ impl<'a> Repair<'a> {
         let mut top = i64::MIN;
         for i in 0..self.window.len() {
             let b = self.window[i] as usize;
-            let (at, work) = layout.lowest_free(occ, Some(time), b, false, &mut self.scratch);
+            let at = layout.lowest_free(occ, Some(time), b, false, &mut self.scratch, poll)?;
             layout.occupy(occ, Some(time), b, at);
             self.placed.push(at);
             top = top.max(at + layout.size[b]);
-            poll.tick(1 + work)?;
+            poll.tick(1)?;
         }
         Ok(top)
     }
@@ -404,7 +419,7 @@ mod tests {
             let variant = Variant::plain(Strategy::Online);
             let start = plain(&layout, variant, &mut poll).unwrap();
             let target = layout.max_load.max(layout.fixed_top);
-            let mut repair = Repair::new(&layout, start.offsets, case);
+            let mut repair = Repair::new(&layout, start.offsets, case, &mut poll).unwrap();
             let mut height = repair.height();
             assert_eq!(height, start.height);
             for _ in 0..40 {
@@ -444,7 +459,7 @@ mod tests {
             let problem = random_problem(&mut rng, n, horizon);
             let mut poll = Poll::new(&deadline, u64::MAX);
             let layout = Layout::new(&problem, &mut poll).unwrap();
-            let index = TimeIndex::new(&layout);
+            let index = TimeIndex::new(&layout, &mut poll).unwrap();
             let (mut out, mut stack) = (Vec::new(), Vec::new());
             for _ in 0..20 {
                 let a = rng.below(0, layout.times as i64 + 1) as u32;

@@ -322,6 +322,7 @@ pub(crate) fn run(work: &Work<'_>, goal: Goal, exact: Option<&mut ExactRound<'_>
             seed: work.options.seed ^ (index as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15),
             mine: None,
             repair: None,
+            repairing_mine: false,
             ranked: None,
             repaired: 0,
             lanes,
@@ -364,6 +365,9 @@ struct Lane<'w, 'a> {
     /// The lane's best placement, unless the repair holds a lower one.
     mine: Option<Incumbent>,
     repair: Option<Repair<'w>>,
+    /// Whether the repair works on the lane's best placement (else it
+    /// is reset to it before its next step).
+    repairing_mine: bool,
     ranked: Option<Vec<Variant>>,
     /// Repairs begun, for their seeds.
     repaired: u64,
@@ -451,7 +455,9 @@ impl Lane<'_, '_> {
     fn place_one(&mut self) -> Option<Result<u64, Stop>> {
         let layout = &self.work.layout;
         let variants = &self.work.variants;
-        let mut poll = Poll::new(self.deadline, 1 << 14);
+        // A unit of a hole-filling placement can be a tree walk of a
+        // microsecond: the clock is read every 2048 units.
+        let mut poll = Poll::new(self.deadline, 1 << 11);
         let i = self.board.next_plain.fetch_add(1, Ordering::Relaxed);
         let placed = if i < variants.len() {
             // A plain placement that costs several times the dearest one
@@ -536,14 +542,14 @@ impl Lane<'_, '_> {
         if inc.height < self.height() {
             self.board.publish(self.work, &inc);
             self.mine = Some(inc);
-            self.repair = None;
+            self.repairing_mine = false;
         }
     }
 
     /// The lane's best height (`i64::MAX`: none).
     fn height(&self) -> i64 {
         match (&self.repair, &self.mine) {
-            (Some(r), Some(m)) => r.height().min(m.height),
+            (Some(r), Some(m)) if self.repairing_mine => r.height().min(m.height),
             (None, Some(m)) => m.height,
             _ => i64::MAX,
         }
@@ -561,16 +567,22 @@ impl Lane<'_, '_> {
             Goal::Fit(capacity) => capacity,
             Goal::Minimize => self.board.lower(),
         };
-        if self.repair.is_none() {
-            self.repaired += 1;
-            let seed = self.seed ^ self.repaired.wrapping_mul(0xD6E8_FEB8_6659_FD93);
-            self.repair = Some(Repair::new(&self.work.layout, mine.offsets.clone(), seed));
+        let mut poll = Poll::new(self.deadline, 1 << 12);
+        self.repaired += 1;
+        let seed = self.seed ^ self.repaired.wrapping_mul(0xD6E8_FEB8_6659_FD93);
+        match self.repair.as_mut() {
+            // The index over time is the layout's: built once a lane.
+            None => {
+                let offsets = mine.offsets.clone();
+                self.repair = Some(Repair::new(&self.work.layout, offsets, seed, &mut poll)?);
+            }
+            Some(r) if !self.repairing_mine => r.reset(mine.offsets.clone(), seed),
+            Some(_) => {}
         }
+        self.repairing_mine = true;
         let Some(repair) = self.repair.as_mut() else {
             return Ok(());
         };
-        let mut poll = Poll::new(self.deadline, 1 << 12);
-        let start = poll.used();
         let mut stalled = 0u32;
         while *credit > 0 && repair.height() > target {
             let before = poll.used();
@@ -583,13 +595,12 @@ impl Lane<'_, '_> {
                 break;
             }
         }
-        let _ = start;
         Ok(())
     }
 
     /// Publishes the lane's best if the repair lowered it or it is new.
     fn publish(&mut self) {
-        if let Some(repair) = &self.repair {
+        if let Some(repair) = self.repair.as_ref().filter(|_| self.repairing_mine) {
             let mine = self.mine.as_ref().map_or(i64::MAX, |m| m.height);
             if repair.height() < mine {
                 self.mine = Some(Incumbent {
@@ -612,7 +623,7 @@ impl Lane<'_, '_> {
         if let Some(b) = self.board.best.with(|b| b.clone()) {
             if b.height < self.height() {
                 self.mine = Some(b);
-                self.repair = None;
+                self.repairing_mine = false;
             }
         }
         let _ = self.index;
