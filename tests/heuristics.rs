@@ -355,3 +355,42 @@ fn fitting_the_largest_capacity_places_everything() {
         }
     }
 }
+
+/// The bound from alignment (the highest piece alive at a time starts at
+/// an aligned offset) never passes the optimum, and does rise above the
+/// max load: checked against brute force, with no search to raise it.
+#[test]
+fn the_alignment_bound_is_sound_and_rises_above_the_max_load() {
+    let shape = Shape {
+        max_capacity: 14,
+        fixed: false,
+        ..Shape::SMALL
+    };
+    let mut rng = Rng::new(47);
+    let (mut above, mut tight) = (0, 0);
+    for i in 0..1500 {
+        let problem = random_problem(&mut rng, shape).with_capacity(40).unwrap();
+        let Some(best) = lowest_height_by_brute_force(&problem) else {
+            continue;
+        };
+        let options = Options {
+            objective: Objective::Minimize,
+            method: Method::Heuristic(Strategy::Online),
+            restarts: Some(0),
+            ..Options::default()
+        };
+        let outcome = plan(&problem, &options);
+        let load = max_load(&problem);
+        assert!(
+            outcome.lower_bound <= best,
+            "instance {i}: bound {} above the optimum {best}\n{problem:?}",
+            outcome.lower_bound
+        );
+        above += usize::from(outcome.lower_bound > load);
+        tight += usize::from(outcome.lower_bound > load && outcome.lower_bound == best);
+    }
+    assert!(
+        above > 20 && tight > 10,
+        "above the load {above}, tight {tight}"
+    );
+}

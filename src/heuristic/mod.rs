@@ -267,6 +267,9 @@ pub(crate) struct Layout {
     pub(crate) overlaps: u64,
     /// The largest total alive at one time.
     pub(crate) max_load: i64,
+    /// A lower bound on any height from alignment: see
+    /// [`Layout::aligned_bound`] (at least the max load).
+    pub(crate) aligned_bound: i64,
     /// The highest fixed buffer's top.
     pub(crate) fixed_top: i64,
     /// Whether two fixed buffers use the same memory at the same time (then
@@ -294,6 +297,7 @@ impl Layout {
             load: Vec::new(),
             overlaps: 0,
             max_load: 0,
+            aligned_bound: 0,
             fixed_top: 0,
             fixed_clash: false,
         };
@@ -359,6 +363,7 @@ impl Layout {
         load.pop();
         layout.max_load = load.iter().copied().max().unwrap_or(0);
         layout.load = load;
+        layout.aligned_bound = layout.aligned_bound();
         layout.overlaps = layout.count_overlaps();
         poll.tick(2 * n as u64)?;
         layout.fixed_clash = layout.fixed_buffers_clash();
@@ -381,6 +386,53 @@ impl Layout {
             poll.tick(8)?;
         }
         Ok(contention)
+    }
+
+    /// A lower bound on the height above the max load, from alignment.
+    /// At a time `t` with load `L`, the pieces alive are disjoint, so the
+    /// one highest in memory starts at `L - len` or above; if it is buffer
+    /// `j`, using `[lo, hi)` of its own memory then, its offset is aligned
+    /// and at least `L - hi`, and its top is at least
+    /// `align_up(L - hi, a_j) + size_j`. The least of that over the pieces
+    /// alive at `t` bounds every placement. Only the slots whose load is
+    /// within the largest alignment of the max load can raise the bound;
+    /// of those, the 64 fullest are looked at.
+    fn aligned_bound(&self) -> i64 {
+        const SLOTS: usize = 64;
+        let max_align = self.align.iter().copied().max().unwrap_or(1);
+        if max_align <= 1 {
+            return self.max_load;
+        }
+        let floor = self.max_load.saturating_sub(max_align - 1);
+        let mut slots: Vec<(i64, u32)> = (0..self.load.len())
+            .filter(|&t| self.load[t] > floor)
+            .map(|t| (-self.load[t], t as u32))
+            .collect();
+        if slots.len() > SLOTS {
+            slots.select_nth_unstable(SLOTS - 1);
+            slots.truncate(SLOTS);
+        }
+        slots.sort_unstable_by_key(|&(_, t)| t);
+        let at: Vec<u32> = slots.iter().map(|&(_, t)| t).collect();
+        let mut least: Vec<i64> = alloc::vec![i64::MAX; at.len()];
+        for b in 0..self.len() {
+            for p in self.pieces_of(b) {
+                let from = at.partition_point(|&t| t < p.first);
+                for k in from..at.len() {
+                    if at[k] >= p.end {
+                        break;
+                    }
+                    let load = self.load[at[k] as usize];
+                    let top = align_up((load - p.upper).max(0), self.align[b])
+                        .saturating_add(self.size[b]);
+                    least[k] = least[k].min(top);
+                }
+            }
+        }
+        least
+            .into_iter()
+            .filter(|&l| l < i64::MAX)
+            .fold(self.max_load, i64::max)
     }
 
     /// Pairs of buffers whose lifetimes (gaps included) overlap: what the

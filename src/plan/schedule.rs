@@ -73,7 +73,7 @@ impl<'a> Work<'a> {
             let mut poll = Poll::new(&deadline, 1 << 16);
             Layout::new(problem, &mut poll)?
         };
-        let lower_bound = layout.max_load.max(layout.fixed_top);
+        let lower_bound = layout.aligned_bound.max(layout.fixed_top);
         Ok(Work {
             problem,
             options,
