@@ -16,7 +16,6 @@
 //! The time is that of `plan` alone; "best at" is when the placement it
 //! returned was found (the last progress report that lowered the height).
 
-use std::process::Command;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -112,23 +111,13 @@ fn main() {
                 return row(&spec, secs, threads);
             }
             "--budgets" => {
-                budgets = args
-                    .next()
-                    .expect("--budgets 1,10")
-                    .split(',')
+                budgets = common::list(args.next(), "--budgets")
+                    .iter()
                     .map(|s| s.parse().expect("seconds"))
                     .collect()
             }
             "--threads" => threads = args.next().and_then(|s| s.parse().ok()).expect("N"),
-            "--only" => {
-                only = Some(
-                    args.next()
-                        .expect("--only NAMES")
-                        .split(',')
-                        .map(String::from)
-                        .collect(),
-                )
-            }
+            "--only" => only = Some(common::list(args.next(), "--only")),
             "--bench" => {}
             _ => panic!("unknown argument {a:?}"),
         }
@@ -163,7 +152,6 @@ fn main() {
     if let Some(only) = &only {
         rows.retain(|(label, _, _)| only.iter().any(|o| label.contains(o.as_str())));
     }
-    let exe = std::env::current_exe().unwrap();
     println!(
         "{:<24} {:>9} {:>15} {:>15} {:>19} {:>9} {:>8} {:>8} {:>8}  from",
         "row",
@@ -178,19 +166,14 @@ fn main() {
     );
     let mut above_sum: std::collections::BTreeMap<String, (f64, usize, usize)> = Default::default();
     for (label, spec, secs) in rows {
-        let out = Command::new(&exe)
-            .args(["--one", &spec, &secs.to_string(), &threads.to_string()])
-            .output()
-            .unwrap();
-        let text = String::from_utf8_lossy(&out.stdout);
-        let f: Vec<&str> = text.trim().split('\t').collect();
-        if !out.status.success() || f.len() < 9 {
-            println!(
-                "{label:<24} failed: {}",
-                String::from_utf8_lossy(&out.stderr)
-            );
-            continue;
-        }
+        let (secs, threads) = (secs.to_string(), threads.to_string());
+        let f = match common::child_row(&["--one", &spec, &secs, &threads], 9) {
+            Ok(f) => f,
+            Err(e) => {
+                println!("{label:<24} failed: {e}");
+                continue;
+            }
+        };
         let (height, load): (f64, f64) = (f[1].parse().unwrap(), f[2].parse().unwrap());
         let above = if load > 0.0 {
             100.0 * (height - load) / load

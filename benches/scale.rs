@@ -18,7 +18,6 @@
 //! `--quick` shortens the timeouts to 2 s and skips the 1M rows and
 //! the 100k first-fit (about 40 s on its own).
 
-use std::process::Command;
 use std::time::{Duration, Instant};
 
 mod common;
@@ -89,15 +88,7 @@ fn main() {
         match a.as_str() {
             "--one" => return row(&args.next().expect("--one SPEC")),
             "--quick" => quick = true,
-            "--only" => {
-                only = Some(
-                    args.next()
-                        .expect("--only NAMES")
-                        .split(',')
-                        .map(String::from)
-                        .collect(),
-                )
-            }
+            "--only" => only = Some(common::list(args.next(), "--only")),
             "--bench" => {}
             _ => panic!("unknown argument {a:?}"),
         }
@@ -135,22 +126,18 @@ fn main() {
     if let Some(only) = &only {
         rows.retain(|(label, _)| only.iter().any(|o| label.contains(o.as_str())));
     }
-    let exe = std::env::current_exe().unwrap();
     println!(
         "{:<28} {:>9} {:>14} {:>14} {:>14} {:>9} {:>9} {:>9}  from",
         "row", "buffers", "height", "max load", "lower bound", "above", "time s", "peak MB"
     );
     for (label, spec) in rows {
-        let out = Command::new(&exe).args(["--one", &spec]).output().unwrap();
-        let text = String::from_utf8_lossy(&out.stdout);
-        let f: Vec<&str> = text.trim().split('\t').collect();
-        if !out.status.success() || f.len() < 8 {
-            println!(
-                "{label:<28} failed: {}",
-                String::from_utf8_lossy(&out.stderr)
-            );
-            continue;
-        }
+        let f = match common::child_row(&["--one", &spec], 8) {
+            Ok(f) => f,
+            Err(e) => {
+                println!("{label:<28} failed: {e}");
+                continue;
+            }
+        };
         let (height, load): (f64, f64) = (f[1].parse().unwrap(), f[2].parse().unwrap());
         let above = if load > 0.0 {
             format!("{:.3}%", 100.0 * (height - load) / load)

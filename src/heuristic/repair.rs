@@ -310,11 +310,11 @@ impl<'a> Repair<'a> {
     }
 
     /// Orders the window: by decreasing size (first-fit's order), the
-    /// same with noise, or by current offset (which packs what is there
-    /// downward and can only close holes).
+    /// same with noise, by decreasing area, by start (a stack), or by
+    /// current offset (which packs what is there downward).
     fn order_window(&mut self) {
         let layout = self.layout;
-        let kind = self.rng.below(0, 4);
+        let kind = self.rng.below(0, 5);
         let spread = [0.0, 0.05, 0.2, 0.5][self.rng.below(0, 4) as usize];
         self.keys.clear();
         for &x in &self.window {
@@ -323,6 +323,12 @@ impl<'a> Repair<'a> {
                 0 => -layout.size[b],
                 1 => self.offsets[b],
                 2 => -(layout.size[b] as f64 * layout.length[b] as f64) as i64,
+                // Start order, longer first: a stack, as nested lifetimes
+                // want.
+                3 => {
+                    let e = layout.extent[b];
+                    (i64::from(e.first) << 32) - i64::from(e.end - e.first)
+                }
                 _ => -(layout.size[b] as f64 * (1.0 + spread * self.rng.signed_unit())) as i64,
             };
             self.keys.push((key, x));
