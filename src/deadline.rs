@@ -203,6 +203,12 @@ impl<'a> Poll<'a> {
         self
     }
 
+    /// The deadline it polls.
+    #[cfg(feature = "heuristics")]
+    pub(crate) fn deadline(&self) -> &'a Deadline<'a> {
+        self.deadline
+    }
+
     /// Work recorded so far.
     #[cfg(feature = "heuristics")]
     pub(crate) fn used(&self) -> u64 {

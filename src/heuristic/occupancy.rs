@@ -246,6 +246,28 @@ impl Occupancy {
         }
     }
 
+    /// Pushes onto `out` the memory in use during slot `t`, merged and
+    /// upward: what every node over that slot holds in full.
+    pub(crate) fn in_use_at(&self, t: u32, out: &mut Vec<(i64, i64)>) {
+        out.clear();
+        let mut node = t as usize + self.leaves;
+        while node >= 1 {
+            out.extend(self.full[node].0.iter().map(|(&b, &t)| (b, t)));
+            node >>= 1;
+        }
+        out.sort_unstable();
+        let mut merged = 0;
+        for i in 0..out.len() {
+            if merged > 0 && out[i].0 <= out[merged - 1].1 {
+                out[merged - 1].1 = out[merged - 1].1.max(out[i].1);
+            } else {
+                out[merged] = out[i];
+                merged += 1;
+            }
+        }
+        out.truncate(merged);
+    }
+
     /// The set a `sets` entry names.
     #[inline]
     pub(crate) fn set(&self, (node, any): (u32, bool)) -> &IntervalSet {

@@ -126,6 +126,18 @@ impl TopTree {
     }
 }
 
+/// Windows up to this many buffers are sometimes placed by the exact
+/// search, with this many nodes.
+const EXACT_WINDOW: usize = 64;
+const EXACT_NODES: u64 = 4_000;
+
+fn gcd(mut a: i64, mut b: i64) -> i64 {
+    while b != 0 {
+        (a, b) = (b, a % b);
+    }
+    a.abs().max(1)
+}
+
 /// The smallest and largest window a step takes.
 const MIN_WINDOW: u32 = 3; // 2^3 = 8 buffers
 const MAX_WINDOW: u32 = 10; // 2^10 = 1024 buffers
@@ -152,6 +164,8 @@ pub(crate) struct Repair<'a> {
     /// Steps taken, and steps whose window came out lower.
     pub(crate) steps: u64,
     pub(crate) lowered: u64,
+    /// Steps whose window the exact search placed lower.
+    pub(crate) by_exact: u64,
 }
 
 impl<'a> Repair<'a> {
@@ -181,6 +195,7 @@ impl<'a> Repair<'a> {
             scratch: Scratch::default(),
             steps: 0,
             lowered: 0,
+            by_exact: 0,
         })
     }
 
@@ -293,8 +308,20 @@ impl<'a> Repair<'a> {
             layout.occupy(&mut occ, Some(&time), x as usize, at);
             poll.tick(16)?;
         }
-        self.order_window();
-        let new_top = self.place_window(&mut occ, &time, poll)?;
+        let exact = self.window.len() <= EXACT_WINDOW && self.rng.below(0, 4) == 0;
+        let new_top = match exact {
+            true => match self.exact_window(&occ, &time, floor, old_top, poll)? {
+                Some(top) => {
+                    self.by_exact += 1;
+                    top
+                }
+                None => i64::MAX,
+            },
+            false => {
+                self.order_window();
+                self.place_window(&mut occ, &time, poll)?
+            }
+        };
         self.times = time.into_times();
         if new_top > old_top {
             return Ok(false);
@@ -307,6 +334,104 @@ impl<'a> Repair<'a> {
             self.lowered += 1;
         }
         Ok(new_top < old_top)
+    }
+
+    /// The window placed by the exact search strictly below `old_top`,
+    /// every other buffer held where it is (as fixed blocks of memory per
+    /// run of slots, read off `occ`); the highest top, with the offsets in
+    /// `placed`, or `None` when it finds nothing within its node limit or
+    /// the window has buffers in pieces (those are first-fit's).
+    fn exact_window(
+        &mut self,
+        occ: &Occupancy,
+        time: &LocalTime,
+        floor: i64,
+        old_top: i64,
+        poll: &mut Poll<'_>,
+    ) -> Result<Option<i64>, Stop> {
+        use crate::problem::{Buffer, Problem};
+        let layout = self.layout;
+        // Offsets shift down by `base`, a multiple of every alignment in
+        // the window, so that the shifted problem keeps them.
+        let mut lcm = 1i64;
+        for &x in &self.window {
+            let b = x as usize;
+            let pieces = layout.pieces_of(b);
+            if pieces.len() != 1 || pieces[0].lower != 0 {
+                return Ok(None);
+            }
+            let a = layout.align[b];
+            lcm = match (lcm / gcd(lcm, a)).checked_mul(a) {
+                Some(l) if l <= 1 << 30 => l,
+                _ => return Ok(None),
+            };
+        }
+        let base = floor - floor.rem_euclid(lcm);
+        let capacity = old_top - 1 - base;
+        if capacity <= 0 {
+            return Ok(None);
+        }
+        let mut buffers: Vec<Buffer> = Vec::with_capacity(self.window.len());
+        for &x in &self.window {
+            let b = x as usize;
+            let p = layout.pieces_of(b)[0];
+            let (f, t) = LocalTime::map(Some(time), p.first, p.end);
+            let mut buffer = Buffer::new("", i64::from(f), i64::from(t), layout.size[b]);
+            buffer.alignment = layout.align[b];
+            buffers.push(buffer);
+        }
+        // What is in use around the window, as blocks that run over the
+        // slots where the same interval is in use.
+        let slots = time.slots() as u32;
+        let mut open: alloc::collections::BTreeMap<(i64, i64), u32> = Default::default();
+        let mut now: Vec<(i64, i64)> = Vec::new();
+        let block = |buffers: &mut Vec<Buffer>, (lo, hi): (i64, i64), from: u32, to: u32| {
+            let (lo, hi) = (lo.max(base), hi.min(base + capacity));
+            if lo < hi {
+                let fixed = Buffer::new("", i64::from(from), i64::from(to), hi - lo);
+                buffers.push(fixed.with_offset(lo - base));
+            }
+        };
+        for t in 0..=slots {
+            if t < slots {
+                occ.in_use_at(t, &mut now);
+            } else {
+                now.clear();
+            }
+            let closed: Vec<((i64, i64), u32)> = open
+                .iter()
+                .filter(|(k, _)| now.binary_search(k).is_err())
+                .map(|(&k, &v)| (k, v))
+                .collect();
+            for (k, from) in closed {
+                open.remove(&k);
+                block(&mut buffers, k, from, t);
+            }
+            for &k in &now {
+                open.entry(k).or_insert(t);
+            }
+            poll.tick(4 + now.len() as u64)?;
+        }
+        let Ok(problem) = Problem::new(capacity, buffers) else {
+            return Ok(None);
+        };
+        let params = crate::solver::Params {
+            node_limit: Some(EXACT_NODES),
+            ..crate::solver::Params::default()
+        };
+        let (verdict, stats) = crate::solver::solve(&problem, capacity, &params, poll.deadline());
+        poll.tick(64 * stats.nodes + 16 * problem.len() as u64)?;
+        let crate::solver::Verdict::Solved(offsets) = verdict else {
+            return Ok(None);
+        };
+        self.placed.clear();
+        let mut top = i64::MIN;
+        for (i, &x) in self.window.iter().enumerate() {
+            let at = offsets[i] + base;
+            self.placed.push(at);
+            top = top.max(at + layout.size[x as usize]);
+        }
+        Ok(Some(top))
     }
 
     /// Orders the window: by decreasing size (first-fit's order), the
@@ -415,7 +540,7 @@ mod tests {
     fn repair_steps_keep_placements_valid_and_never_raise_them() {
         let mut rng = Rng::new(5);
         let deadline = Deadline::none();
-        let mut lowered = 0;
+        let (mut lowered, mut by_exact) = (0, 0);
         for case in 0..300 {
             let n = rng.below(2, 60) as usize;
             let horizon = rng.below(4, 40);
@@ -450,8 +575,10 @@ mod tests {
                 }
                 height = top;
             }
+            by_exact += repair.by_exact;
         }
         assert!(lowered > 50, "repair lowered only {lowered} times");
+        assert!(by_exact > 10, "the exact search lowered {by_exact} windows");
     }
 
     /// The index answers exactly the buffers alive in a range.
