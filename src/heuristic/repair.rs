@@ -161,9 +161,6 @@ pub(crate) struct Repair<'a> {
     placed: Vec<i64>,
     stack: Vec<(u32, u32)>,
     scratch: Scratch,
-    /// Steps taken, and steps whose window came out lower.
-    pub(crate) steps: u64,
-    pub(crate) lowered: u64,
     /// Steps whose window the exact search placed lower.
     pub(crate) by_exact: u64,
 }
@@ -193,8 +190,6 @@ impl<'a> Repair<'a> {
             placed: Vec::new(),
             stack: Vec::new(),
             scratch: Scratch::default(),
-            steps: 0,
-            lowered: 0,
             by_exact: 0,
         })
     }
@@ -220,7 +215,6 @@ impl<'a> Repair<'a> {
     /// One step; whether the window came out strictly lower.
     pub(crate) fn step(&mut self, target: i64, poll: &mut Poll<'_>) -> Result<bool, Stop> {
         let layout = self.layout;
-        self.steps += 1;
         self.epoch = self.epoch.wrapping_add(1);
         if self.epoch == 0 {
             self.stamp.iter_mut().for_each(|s| *s = 0);
@@ -330,9 +324,6 @@ impl<'a> Repair<'a> {
             self.offsets[x as usize] = at;
             self.tops.set(x as usize, at + layout.size[x as usize]);
         }
-        if new_top < old_top {
-            self.lowered += 1;
-        }
         Ok(new_top < old_top)
     }
 
@@ -385,6 +376,7 @@ impl<'a> Repair<'a> {
         let slots = time.slots() as u32;
         let mut open: alloc::collections::BTreeMap<(i64, i64), u32> = Default::default();
         let mut now: Vec<(i64, i64)> = Vec::new();
+        let mut closed: Vec<((i64, i64), u32)> = Vec::new();
         let block = |buffers: &mut Vec<Buffer>, (lo, hi): (i64, i64), from: u32, to: u32| {
             let (lo, hi) = (lo.max(base), hi.min(base + capacity));
             if lo < hi {
@@ -398,12 +390,13 @@ impl<'a> Repair<'a> {
             } else {
                 now.clear();
             }
-            let closed: Vec<((i64, i64), u32)> = open
-                .iter()
-                .filter(|(k, _)| now.binary_search(k).is_err())
-                .map(|(&k, &v)| (k, v))
-                .collect();
-            for (k, from) in closed {
+            closed.clear();
+            closed.extend(
+                open.iter()
+                    .filter(|(k, _)| now.binary_search(k).is_err())
+                    .map(|(&k, &v)| (k, v)),
+            );
+            for &(k, from) in &closed {
                 open.remove(&k);
                 block(&mut buffers, k, from, t);
             }

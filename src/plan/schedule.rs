@@ -318,7 +318,6 @@ pub(crate) fn run(work: &Work<'_>, goal: Goal, exact: Option<&mut ExactRound<'_>
             work,
             board: &board,
             deadline: &deadline,
-            index,
             seed: work.options.seed ^ (index as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15),
             mine: None,
             repair: None,
@@ -360,7 +359,7 @@ struct Lane<'w, 'a> {
     work: &'w Work<'a>,
     board: &'w Board,
     deadline: &'w Deadline<'w>,
-    index: usize,
+    /// The lane's own seed, for its repairs.
     seed: u64,
     /// The lane's best placement, unless the repair holds a lower one.
     mine: Option<Incumbent>,
@@ -460,8 +459,8 @@ impl Lane<'_, '_> {
         let mut poll = Poll::new(self.deadline, 1 << 11);
         let i = self.board.next_plain.fetch_add(1, Ordering::Relaxed);
         let placed = if i < variants.len() {
-            // A plain placement that costs several times the dearest one
-            // before it is left out: measured, not guessed from a count.
+            // A plain placement that costs PLAIN_COST_FACTOR times the
+            // cheapest one is left out: measured, not guessed from a count.
             let board = self.board;
             let hole_filling = variants[i].strategy.fills_holes();
             if hole_filling && board.holes_too_dear.load(Ordering::Relaxed) {
@@ -626,6 +625,5 @@ impl Lane<'_, '_> {
                 self.repairing_mine = false;
             }
         }
-        let _ = self.index;
     }
 }
