@@ -441,6 +441,56 @@ static void test_base_and_lifetimes(void) {
   minimalloc_problem_free(q);
 }
 
+/* The last errors: a handle's describes its most recent failing call and
+ * a success clears it; the thread's covers calls with no handle. */
+static void test_last_errors(void) {
+  size_t index = 0;
+  int64_t offsets[1];
+  minimalloc_solution *s = NULL;
+  minimalloc_options *o;
+  minimalloc_problem *p;
+  const char *why;
+  assert(minimalloc_problem_new(0) == NULL);
+  why = minimalloc_last_error();
+  assert(has(why, "capacity must be positive, got 0"));
+  p = paper_problem(11);
+  assert(strcmp(minimalloc_last_error(), "") == 0);
+  /* No id "" for buffers made through the C API, which have none. */
+  assert(minimalloc_problem_add_buffer(p, 0, 5, 0, 1, &index) == MINIMALLOC_STATUS_INVALID_ARGUMENT);
+  why = minimalloc_problem_last_error(p);
+  assert(has(why, "buffer 5: size must be positive, got 0") && !has(why, "id"));
+  assert(strcmp(minimalloc_last_error(), why) == 0);
+  assert(minimalloc_problem_set_hint(p, 0, 4) == MINIMALLOC_STATUS_OK);
+  assert(strcmp(minimalloc_problem_last_error(p), "") == 0);
+  assert(strcmp(minimalloc_last_error(), "") == 0);
+  /* A NULL pointer. */
+  assert(minimalloc_problem_add_buffer(p, 0, 5, 4, 1, NULL) == MINIMALLOC_STATUS_NULL_POINTER);
+  assert(has(minimalloc_problem_last_error(p), "a pointer argument that may not be NULL is NULL"));
+  assert(minimalloc_solve(NULL, 0, &s) == MINIMALLOC_STATUS_NULL_POINTER);
+  assert(has(minimalloc_last_error(), "a pointer argument that may not be NULL"));
+  /* minimalloc_solve takes no options: the thread's last error says why. */
+  assert(minimalloc_solve(p, 0, &s) == MINIMALLOC_STATUS_INFEASIBLE && s == NULL);
+  assert(has(minimalloc_last_error(), "no placement fits capacity 11"));
+  minimalloc_problem_free(p);
+  p = paper_problem(12);
+  assert(minimalloc_solve(p, 0, &s) == MINIMALLOC_STATUS_OK && s != NULL);
+  assert(strcmp(minimalloc_last_error(), "") == 0);
+  assert(minimalloc_solution_offsets(s, offsets, 1) == MINIMALLOC_STATUS_INVALID_ARGUMENT);
+  assert(has(minimalloc_last_error(), "the array holds 1 offsets, the solution has 5"));
+  minimalloc_solution_free(s);
+  /* Options: a refused value, then a success clears it. */
+  o = minimalloc_options_new();
+  assert(o != NULL);
+  assert(minimalloc_options_set_objective(o, (minimalloc_objective)7) ==
+         MINIMALLOC_STATUS_INVALID_ARGUMENT);
+  assert(has(minimalloc_options_last_error(o), "unknown objective 7"));
+  assert(has(minimalloc_last_error(), "unknown objective 7"));
+  assert(minimalloc_options_set_seed(o, 3) == MINIMALLOC_STATUS_OK);
+  assert(strcmp(minimalloc_options_last_error(o), "") == 0);
+  minimalloc_options_free(o);
+  minimalloc_problem_free(p);
+}
+
 int main(int argc, char **argv) {
   int tiny;
   assert(argc == 4);
@@ -455,6 +505,7 @@ int main(int argc, char **argv) {
   test_options(argv[1], strtoll(argv[2], NULL, 10));
   test_objective_and_strategies(argv[1], strtoll(argv[2], NULL, 10), tiny);
   test_base_and_lifetimes();
+  test_last_errors();
   printf("api_test: ok\n");
   return 0;
 }

@@ -1,3 +1,42 @@
+/*
+ * minimalloc: static memory allocation for machine-learning compilers.
+ *
+ * C99 or later (or any C++): the header uses <stdint.h>, <stddef.h> and
+ * line comments; link with -lminimalloc (pkg-config --libs minimalloc, or
+ * CMake's find_package(minimalloc) and minimalloc::minimalloc).
+ *
+ * Usage: build a problem buffer by buffer, solve, read the offsets back.
+ *
+ *     minimalloc_problem *p = minimalloc_problem_new(12);  // capacity
+ *     size_t i;
+ *     minimalloc_problem_add_buffer(p, 0, 3, 4, 1, &i);      // [0, 3), 4 bytes
+ *     minimalloc_problem_add_buffer(p, 3, 9, 4, 1, &i);
+ *     minimalloc_problem_add_buffer(p, 0, 9, 4, 1, &i);
+ *     minimalloc_solution *s = NULL;
+ *     minimalloc_status st = minimalloc_solve(p, 1000, &s);  // 1 s; 0: no timeout
+ *     if (st == MINIMALLOC_STATUS_OK) {
+ *       int64_t offsets[3];
+ *       minimalloc_solution_offsets(s, offsets, 3);
+ *       minimalloc_solution_free(s);
+ *     } else {
+ *       fprintf(stderr, "%s\n", minimalloc_last_error());
+ *     }
+ *     minimalloc_problem_free(p);
+ *
+ * To minimise the height rather than fit a capacity, make the problem
+ * with the capacity as an upper bound (INT64_MAX for none), set
+ * MINIMALLOC_OBJECTIVE_MINIMIZE on options and solve with
+ * minimalloc_solve_with; the proven lower bound is then in
+ * minimalloc_options_lower_bound.
+ *
+ * Errors: every fallible call returns a minimalloc_status. The handle it
+ * was about keeps the message of its most recent failing call (cleared by
+ * a successful one): minimalloc_problem_last_error,
+ * minimalloc_options_last_error. minimalloc_last_error gives the same for
+ * the calling thread, including failures with no handle to hold them.
+ * Timeouts are in milliseconds and 0 means no timeout, everywhere.
+ */
+
 #ifndef MINIMALLOC_H
 #define MINIMALLOC_H
 
@@ -167,6 +206,18 @@ typedef struct minimalloc_solution minimalloc_solution;
 #ifdef __cplusplus
 extern "C" {
 #endif // __cplusplus
+
+/**
+ * The message of the most recent failed call on this thread (which
+ * buffer, which field, why), or "" if the most recent
+ * call that can fail succeeded. It covers the failures that have no handle
+ * to keep their message: `minimalloc_problem_new` returning NULL,
+ * `minimalloc_solve` (which takes no options), a NULL handle. Never NULL;
+ * valid until the next call into the library on this thread. Builds
+ * without the standard library (the tiny build) keep one such message for
+ * the whole process.
+ */
+const char *minimalloc_last_error(void);
 
 /**
  * A static, NUL-terminated description of `status` ("unknown status" for
@@ -341,8 +392,11 @@ uint64_t minimalloc_options_nodes(const struct minimalloc_options *options);
 uint64_t minimalloc_options_elapsed_us(const struct minimalloc_options *options);
 
 /**
- * Why the last solve with these options did not succeed, or "" if it
- * did; or why a setter refused its value since. NULL only for NULL options. Valid until the next solve with them.
+ * Why the most recent call with these options failed (a solve, or a
+ * setter that refused its value), or "" if that call succeeded: a
+ * successful solve or setter clears it (`minimalloc_options_cancel`, which
+ * may run while a solve does, leaves it alone). NULL only for NULL
+ * options. Valid until the next call with them.
  *
  * # Safety
  * `options` is NULL or a live handle.
@@ -350,7 +404,9 @@ uint64_t minimalloc_options_elapsed_us(const struct minimalloc_options *options)
 const char *minimalloc_options_last_error(const struct minimalloc_options *options);
 
 /**
- * A new problem with no buffers, or NULL if `capacity <= 0`.
+ * A new problem with no buffers, or NULL if `capacity <= 0` (then
+ * `minimalloc_last_error` says why). To minimise the height with no upper
+ * bound, pass `INT64_MAX`.
  */
 struct minimalloc_problem *minimalloc_problem_new(int64_t capacity);
 
@@ -470,9 +526,10 @@ enum minimalloc_status minimalloc_problem_set_hint(struct minimalloc_problem *pr
 size_t minimalloc_problem_len(const struct minimalloc_problem *problem);
 
 /**
- * The message of the last failed call on this problem (which buffer,
- * which field, why), or "" if none failed. NULL only for a NULL problem.
- * Valid until the next call that changes the problem.
+ * The message of the most recent call that changed this problem, if it
+ * failed (which buffer, which field, why), or "" if it succeeded: a
+ * successful call clears it. NULL only for a NULL problem. Valid until
+ * the next call that changes the problem.
  *
  * # Safety
  * `problem` is NULL or a live handle.
@@ -521,7 +578,8 @@ void minimalloc_solution_free(struct minimalloc_solution *solution);
  * Places every buffer of `problem` below its capacity, with no options
  * but a timeout (0: none). On `MINIMALLOC_STATUS_OK` writes a new
  * solution to `out_solution`, which the caller frees; on any other status
- * `out_solution` is left alone. An empty problem solves with height 0.
+ * `out_solution` is left alone and `minimalloc_last_error` says why. An
+ * empty problem solves with height 0.
  *
  * # Safety
  * `problem` is NULL or a live handle; `out_solution` is NULL or writable.

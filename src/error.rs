@@ -270,6 +270,17 @@ impl fmt::Display for Error {
     }
 }
 
+/// "buffer 3", with `(id "x")` when the buffer has an id (those built
+/// through the C API have none).
+fn write_buffer(f: &mut dyn crate::text::Out, index: usize, id: &str) -> fmt::Result {
+    fill(f, "buffer {}", &[U(index as u64)])?;
+    if id.is_empty() {
+        Ok(())
+    } else {
+        fill(f, " (id \"{}\")", &[S(id)])
+    }
+}
+
 impl Error {
     /// Writes the message (what Display shows) to any writer.
     pub(crate) fn write_to(&self, f: &mut dyn crate::text::Out) -> fmt::Result {
@@ -281,7 +292,8 @@ impl Error {
                 field,
                 reason,
             } => {
-                fill(f, "buffer {} (id \"{}\"): ", &[U(*index as u64), S(id)])?;
+                write_buffer(f, *index, id)?;
+                f.put(": ")?;
                 field.write_to(f)?;
                 f.put(" ")?;
                 reason.write_to(f)
@@ -294,11 +306,11 @@ impl Error {
                 index,
                 id,
                 alignment,
-            } => fill(
-                f,
-                "base address {} is not a multiple of buffer {} (id \"{}\")'s alignment {}",
-                &[I(*base), U(*index as u64), S(id), I(*alignment)],
-            ),
+            } => {
+                fill(f, "base address {} is not a multiple of ", &[I(*base)])?;
+                write_buffer(f, *index, id)?;
+                fill(f, "'s alignment {}", &[I(*alignment)])
+            }
             Error::BaseOverflow { base, height } => fill(
                 f,
                 "base address {} + height {} overflows a 64-bit address",

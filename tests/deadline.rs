@@ -63,7 +63,7 @@ fn without_a_clock_a_timeout_cannot_fire() {
     // no_std callers supply the clock; with none, only cancellation and
     // node limits stop the search.
     let mut options = Options {
-        timeout: Some(Duration::ZERO),
+        timeout: Some(Duration::from_nanos(1)),
         clock: None,
         ..Options::default()
     };

@@ -106,7 +106,11 @@ pub(crate) fn guard<T>(fallback: T, f: impl FnOnce() -> T) -> T {
 /// share a handle from tearing it.
 pub(crate) struct Message {
     busy: AtomicBool,
-    /// The bytes of the message and a final NUL (none before it).
+    /// Set by [`Message::set`], taken by [`settle`]: whether the call now
+    /// ending wrote its own message.
+    fresh: AtomicBool,
+    /// The bytes of the message and a final NUL (none before it), or
+    /// nothing for "".
     text: core::cell::UnsafeCell<Vec<u8>>,
 }
 
@@ -114,10 +118,11 @@ pub(crate) struct Message {
 unsafe impl Sync for Message {}
 
 impl Message {
-    pub(crate) fn new() -> Self {
+    pub(crate) const fn new() -> Self {
         Message {
             busy: AtomicBool::new(false),
-            text: core::cell::UnsafeCell::new(alloc::vec![0]),
+            fresh: AtomicBool::new(false),
+            text: core::cell::UnsafeCell::new(Vec::new()),
         }
     }
 
@@ -131,15 +136,19 @@ impl Message {
         }
     }
 
-    /// Replaces the message (interior NULs, which Rust messages do not
-    /// contain, would be dropped).
-    pub(crate) fn set(&self, text: &str) {
-        let mut bytes: Vec<u8> = text.bytes().filter(|&b| b != 0).collect();
-        bytes.push(0);
+    /// Replaces the bytes (empty for "") under the lock.
+    fn replace(&self, bytes: Vec<u8>) {
         self.lock();
         // Safety: the lock is held.
         unsafe { *self.text.get() = bytes };
         self.busy.store(false, Ordering::Release);
+    }
+
+    /// Replaces the message (interior NULs, which Rust messages do not
+    /// contain, would be dropped).
+    pub(crate) fn set(&self, text: &str) {
+        self.replace(nul_terminated(&[text.as_bytes()]));
+        self.fresh.store(true, Ordering::Relaxed);
     }
 
     /// Sets the message to `error`'s text.
@@ -149,15 +158,157 @@ impl Message {
         self.set(&text);
     }
 
+    /// Empties the message.
+    fn clear(&self) {
+        self.replace(Vec::new());
+        self.fresh.store(false, Ordering::Relaxed);
+    }
+
+    /// A copy of the message with its NUL (empty for "").
+    fn bytes(&self) -> Vec<u8> {
+        self.lock();
+        // Safety: the lock is held.
+        let copy = unsafe { (*self.text.get()).clone() };
+        self.busy.store(false, Ordering::Release);
+        copy
+    }
+
     /// The message, valid until the next change of this handle.
     pub(crate) fn as_ptr(&self) -> *const c_char {
         self.lock();
         // Safety: the lock is held; the buffer stays until the next `set`,
         // as documented for the callers.
-        let p = unsafe { (*self.text.get()).as_ptr() }.cast();
+        let text = unsafe { &*self.text.get() };
+        let p = if text.is_empty() {
+            c"".as_ptr()
+        } else {
+            text.as_ptr().cast()
+        };
         self.busy.store(false, Ordering::Release);
         p
     }
+}
+
+// The thread's last error: what `minimalloc_last_error` returns. Without
+// std there are no thread-locals, and one message serves the process.
+#[cfg(feature = "std")]
+std::thread_local! {
+    static LAST_ERROR: core::cell::RefCell<Vec<u8>> = const { core::cell::RefCell::new(Vec::new()) };
+}
+#[cfg(not(feature = "std"))]
+static LAST_ERROR: Message = Message::new();
+
+/// Sets the thread's last error to `bytes` (NUL-terminated, or empty).
+fn set_last_error(bytes: Vec<u8>) {
+    #[cfg(feature = "std")]
+    LAST_ERROR.with(|e| *e.borrow_mut() = bytes);
+    #[cfg(not(feature = "std"))]
+    LAST_ERROR.replace(bytes);
+}
+
+/// `parts` joined, without NULs inside, with one at the end.
+fn nul_terminated(parts: &[&[u8]]) -> Vec<u8> {
+    let mut bytes = Vec::new();
+    for part in parts {
+        bytes.extend_from_slice(part);
+    }
+    bytes.retain(|&b| b != 0);
+    bytes.push(0);
+    bytes
+}
+
+/// The text of a failure that left no message of its own, NUL-terminated
+/// (the caller knows which call failed: the status it returned says so).
+fn default_message(status: minimalloc_status) -> Vec<u8> {
+    let why: &[u8] = match status {
+        minimalloc_status::NullPointer => b"a pointer argument that may not be NULL is NULL",
+        other => other.text().to_bytes(),
+    };
+    nul_terminated(&[why])
+}
+
+/// Ends an entry point with `status`. A success clears `message` (the
+/// handle's, or the call's own) and the thread's last error. A failure
+/// keeps the message the call wrote, or writes what the status means if
+/// it wrote none, and makes it the thread's last error too.
+fn settle(status: minimalloc_status, message: Option<&Message>) -> minimalloc_status {
+    if status == minimalloc_status::Ok {
+        if let Some(m) = message {
+            m.clear();
+        }
+        set_last_error(Vec::new());
+        return status;
+    }
+    match message {
+        Some(m) => {
+            if !m.fresh.swap(false, Ordering::Relaxed) {
+                m.replace(default_message(status));
+            }
+            set_last_error(m.bytes());
+        }
+        None => set_last_error(default_message(status)),
+    }
+    status
+}
+
+/// Runs the body of an entry point inside [`guard`], then settles its
+/// status on the message of its handle: `message_of` finds that message
+/// again once the body is done (NULL handles have none).
+pub(crate) fn entry<'a>(
+    message_of: impl FnOnce() -> Option<&'a Message>,
+    body: impl FnOnce() -> minimalloc_status,
+) -> minimalloc_status {
+    let status = guard(minimalloc_status::Internal, body);
+    guard(minimalloc_status::Internal, || settle(status, message_of()))
+}
+
+/// Like [`entry`] for calls whose handles carry no message: the body may
+/// write one to the message it is given, which becomes the thread's last
+/// error.
+pub(crate) fn entry_local(body: impl FnOnce(&Message) -> minimalloc_status) -> minimalloc_status {
+    let message = Message::new();
+    let status = guard(minimalloc_status::Internal, || body(&message));
+    guard(minimalloc_status::Internal, || {
+        settle(status, Some(&message))
+    })
+}
+
+/// Records a handle-less failure (or, with `None`, a success) as the
+/// thread's last error, for calls that return a pointer.
+pub(crate) fn record(failure: Option<&str>) {
+    guard((), || match failure {
+        Some(text) => set_last_error(nul_terminated(&[text.as_bytes()])),
+        None => set_last_error(Vec::new()),
+    })
+}
+
+/// The message of the most recent failed call on this thread (which
+/// buffer, which field, why), or "" if the most recent
+/// call that can fail succeeded. It covers the failures that have no handle
+/// to keep their message: `minimalloc_problem_new` returning NULL,
+/// `minimalloc_solve` (which takes no options), a NULL handle. Never NULL;
+/// valid until the next call into the library on this thread. Builds
+/// without the standard library (the tiny build) keep one such message for
+/// the whole process.
+#[no_mangle]
+pub extern "C" fn minimalloc_last_error() -> *const c_char {
+    guard(c"".as_ptr(), || {
+        #[cfg(feature = "std")]
+        {
+            LAST_ERROR.with(|e| {
+                let e = e.borrow();
+                if e.is_empty() {
+                    c"".as_ptr()
+                } else {
+                    e.as_ptr().cast()
+                }
+            })
+        }
+        #[cfg(not(feature = "std"))]
+        {
+            LAST_ERROR.as_ptr()
+        }
+    })
 }
 
 /// A static, NUL-terminated description of `status` ("unknown status" for

@@ -9,7 +9,7 @@ use core::ffi::{c_char, c_int};
 use core::ptr;
 use core::sync::atomic::{AtomicBool, AtomicI64, AtomicU64, Ordering};
 
-use super::{guard, minimalloc_status, Message};
+use super::{entry, guard, minimalloc_status, Message};
 use crate::text::{format, Arg::I};
 
 /// What a solve aims for.
@@ -135,7 +135,7 @@ pub unsafe extern "C" fn minimalloc_options_set_timeout_ms(
     options: *mut minimalloc_options,
     timeout_ms: u64,
 ) -> minimalloc_status {
-    with_options(options, |o| {
+    with_options(true, options, |o| {
         o.timeout_ms.store(timeout_ms, Ordering::Relaxed)
     })
 }
@@ -150,7 +150,9 @@ pub unsafe extern "C" fn minimalloc_options_set_node_limit(
     options: *mut minimalloc_options,
     nodes: u64,
 ) -> minimalloc_status {
-    with_options(options, |o| o.node_limit.store(nodes, Ordering::Relaxed))
+    with_options(true, options, |o| {
+        o.node_limit.store(nodes, Ordering::Relaxed)
+    })
 }
 
 /// Sets the cancel flag: a solve using these options stops within
@@ -164,7 +166,7 @@ pub unsafe extern "C" fn minimalloc_options_set_node_limit(
 pub unsafe extern "C" fn minimalloc_options_cancel(
     options: *const minimalloc_options,
 ) -> minimalloc_status {
-    with_options(options, |o| o.cancel.store(true, Ordering::Relaxed))
+    with_options(false, options, |o| o.cancel.store(true, Ordering::Relaxed))
 }
 
 /// Clears the cancel flag.
@@ -175,7 +177,7 @@ pub unsafe extern "C" fn minimalloc_options_cancel(
 pub unsafe extern "C" fn minimalloc_options_reset_cancel(
     options: *mut minimalloc_options,
 ) -> minimalloc_status {
-    with_options(options, |o| o.cancel.store(false, Ordering::Relaxed))
+    with_options(true, options, |o| o.cancel.store(false, Ordering::Relaxed))
 }
 
 /// Sets what solves aim for: `MINIMALLOC_OBJECTIVE_FIT` (the default) or
@@ -240,7 +242,7 @@ pub unsafe extern "C" fn minimalloc_options_set_seed(
     options: *mut minimalloc_options,
     seed: u64,
 ) -> minimalloc_status {
-    with_options(options, |o| o.seed.store(seed, Ordering::Relaxed))
+    with_options(true, options, |o| o.seed.store(seed, Ordering::Relaxed))
 }
 
 /// Threads a solve may use for its restarts, beside the exact search: 1
@@ -254,7 +256,7 @@ pub unsafe extern "C" fn minimalloc_options_set_threads(
     options: *mut minimalloc_options,
     threads: u32,
 ) -> minimalloc_status {
-    with_options(options, |o| {
+    with_options(true, options, |o| {
         o.threads.store(u64::from(threads), Ordering::Relaxed)
     })
 }
@@ -269,7 +271,9 @@ pub unsafe extern "C" fn minimalloc_options_set_restarts(
     options: *mut minimalloc_options,
     restarts: u64,
 ) -> minimalloc_status {
-    with_options(options, |o| o.restarts.store(restarts, Ordering::Relaxed))
+    with_options(true, options, |o| {
+        o.restarts.store(restarts, Ordering::Relaxed)
+    })
 }
 
 /// Adds `base` to every offset of later solutions: they hold addresses in
@@ -351,8 +355,11 @@ pub unsafe extern "C" fn minimalloc_options_elapsed_us(options: *const minimallo
     })
 }
 
-/// Why the last solve with these options did not succeed, or "" if it
-/// did; or why a setter refused its value since. NULL only for NULL options. Valid until the next solve with them.
+/// Why the most recent call with these options failed (a solve, or a
+/// setter that refused its value), or "" if that call succeeded: a
+/// successful solve or setter clears it (`minimalloc_options_cancel`, which
+/// may run while a solve does, leaves it alone). NULL only for NULL
+/// options. Valid until the next call with them.
 ///
 /// # Safety
 /// `options` is NULL or a live handle.
@@ -390,38 +397,50 @@ fn unsupported(what: &str) -> Refusal {
 }
 
 /// Runs a setter that may refuse its value; a refusal is recorded as the
-/// options' last error and changes nothing.
+/// options' last error (and the thread's) and changes nothing.
 fn set_checked(
     options: *const minimalloc_options,
     f: impl FnOnce(&minimalloc_options) -> Result<(), Refusal>,
 ) -> minimalloc_status {
-    guard(minimalloc_status::Internal, || {
+    entry(
         // Safety: NULL or a live handle, by contract of every caller.
-        let Some(o) = (unsafe { options.as_ref() }) else {
-            return minimalloc_status::NullPointer;
-        };
-        match f(o) {
-            Ok(()) => minimalloc_status::Ok,
-            Err((status, why)) => {
-                o.error.set(&why);
-                status
+        || unsafe { options.as_ref() }.map(|o| &o.error),
+        || {
+            // Safety: as above.
+            let Some(o) = (unsafe { options.as_ref() }) else {
+                return minimalloc_status::NullPointer;
+            };
+            match f(o) {
+                Ok(()) => minimalloc_status::Ok,
+                Err((status, why)) => {
+                    o.error.set(&why);
+                    status
+                }
             }
-        }
-    })
+        },
+    )
 }
 
+/// Runs a setter that cannot refuse its value. With `settles` false (the
+/// cancel call, which may come from another thread while a solve runs)
+/// the options' last error is left to that solve.
 fn with_options(
+    settles: bool,
     options: *const minimalloc_options,
     f: impl FnOnce(&minimalloc_options),
 ) -> minimalloc_status {
-    guard(minimalloc_status::Internal, || {
+    entry(
         // Safety: NULL or a live handle, by contract of every caller.
-        match unsafe { options.as_ref() } {
-            Some(o) => {
-                f(o);
-                minimalloc_status::Ok
+        || unsafe { options.as_ref() }.and_then(|o| settles.then_some(&o.error)),
+        || {
+            // Safety: as above.
+            match unsafe { options.as_ref() } {
+                Some(o) => {
+                    f(o);
+                    minimalloc_status::Ok
+                }
+                None => minimalloc_status::NullPointer,
             }
-            None => minimalloc_status::NullPointer,
-        }
-    })
+        },
+    )
 }

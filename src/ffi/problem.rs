@@ -5,7 +5,7 @@ use alloc::string::String;
 use core::ffi::{c_char, c_int};
 use core::ptr;
 
-use super::{guard, minimalloc_status, Message};
+use super::{entry, guard, minimalloc_status, record, Message};
 use crate::problem::{Buffer, BufferError, Error, Field, Gap, Lifetime, Problem, Window};
 
 /// How the lifetimes and gaps given to a problem are written.
@@ -114,16 +114,26 @@ impl minimalloc_problem {
     }
 }
 
-/// A new problem with no buffers, or NULL if `capacity <= 0`.
+/// A new problem with no buffers, or NULL if `capacity <= 0` (then
+/// `minimalloc_last_error` says why). To minimise the height with no upper
+/// bound, pass `INT64_MAX`.
 #[no_mangle]
 pub extern "C" fn minimalloc_problem_new(capacity: i64) -> *mut minimalloc_problem {
     guard(ptr::null_mut(), || match Problem::empty(capacity) {
-        Ok(problem) => Box::into_raw(Box::new(minimalloc_problem {
-            problem,
-            lifetime: Lifetime::HalfOpen,
-            error: Message::new(),
-        })),
-        Err(_) => ptr::null_mut(),
+        Ok(problem) => {
+            record(None);
+            Box::into_raw(Box::new(minimalloc_problem {
+                problem,
+                lifetime: Lifetime::HalfOpen,
+                error: Message::new(),
+            }))
+        }
+        Err(e) => {
+            let mut text = String::new();
+            let _ = e.write_to(&mut text);
+            record(Some(&text));
+            ptr::null_mut()
+        }
     })
 }
 
@@ -154,25 +164,28 @@ pub unsafe extern "C" fn minimalloc_problem_set_lifetime(
     problem: *mut minimalloc_problem,
     lifetime: LifetimeCode,
 ) -> minimalloc_status {
-    guard(minimalloc_status::Internal, || {
-        // Safety: NULL or a live handle, by contract.
-        let Some(h) = (unsafe { problem.as_mut() }) else {
-            return minimalloc_status::NullPointer;
-        };
-        h.lifetime = match lifetime.0 {
-            0 => Lifetime::HalfOpen,
-            1 => Lifetime::Inclusive,
-            2 => Lifetime::Exclusive,
-            _ => {
-                h.error.set(
-                    "unknown lifetime convention: use MINIMALLOC_LIFETIME_HALF_OPEN, \
+    entry(
+        || unsafe { problem.as_ref() }.map(|h| &h.error),
+        || {
+            // Safety: NULL or a live handle, by contract.
+            let Some(h) = (unsafe { problem.as_mut() }) else {
+                return minimalloc_status::NullPointer;
+            };
+            h.lifetime = match lifetime.0 {
+                0 => Lifetime::HalfOpen,
+                1 => Lifetime::Inclusive,
+                2 => Lifetime::Exclusive,
+                _ => {
+                    h.error.set(
+                        "unknown lifetime convention: use MINIMALLOC_LIFETIME_HALF_OPEN, \
                      _INCLUSIVE or _EXCLUSIVE",
-                );
-                return minimalloc_status::InvalidArgument;
-            }
-        };
-        minimalloc_status::Ok
-    })
+                    );
+                    return minimalloc_status::InvalidArgument;
+                }
+            };
+            minimalloc_status::Ok
+        },
+    )
 }
 
 /// Adds a buffer alive during `[lower, upper)` (or as set by
@@ -219,44 +232,48 @@ pub unsafe extern "C" fn minimalloc_problem_add_buffers(
     n: usize,
     out_first: *mut usize,
 ) -> minimalloc_status {
-    guard(minimalloc_status::Internal, || {
-        // Safety: NULL or a live handle, by contract.
-        let Some(h) = (unsafe { problem.as_mut() }) else {
-            return minimalloc_status::NullPointer;
-        };
-        if out_first.is_null() || (n > 0 && (lower.is_null() || upper.is_null() || size.is_null()))
-        {
-            return minimalloc_status::NullPointer;
-        }
-        let array = |p: *const i64| -> &[i64] {
-            if n == 0 || p.is_null() {
-                &[]
-            } else {
-                // Safety: non-NULL arrays hold n elements, by contract.
-                unsafe { core::slice::from_raw_parts(p, n) }
+    entry(
+        || unsafe { problem.as_ref() }.map(|h| &h.error),
+        || {
+            // Safety: NULL or a live handle, by contract.
+            let Some(h) = (unsafe { problem.as_mut() }) else {
+                return minimalloc_status::NullPointer;
+            };
+            if out_first.is_null()
+                || (n > 0 && (lower.is_null() || upper.is_null() || size.is_null()))
+            {
+                return minimalloc_status::NullPointer;
             }
-        };
-        let (lower, upper, size, alignment) =
-            (array(lower), array(upper), array(size), array(alignment));
-        let first = h.problem.len();
-        for i in 0..n {
-            let pushed = h
-                .span(first + i, Field::Upper, lower[i], upper[i])
-                .and_then(|(lower, upper)| {
-                    let mut b = Buffer::new(String::new(), lower, upper, size[i]);
-                    b.alignment = alignment.get(i).copied().unwrap_or(1);
-                    h.problem.push(b)
-                });
-            if let Err(e) = pushed {
-                h.problem.truncate(first);
-                h.error.set_error(&e);
-                return minimalloc_status::InvalidArgument;
+            let array = |p: *const i64| -> &[i64] {
+                if n == 0 || p.is_null() {
+                    &[]
+                } else {
+                    // Safety: non-NULL arrays hold n elements, by contract.
+                    unsafe { core::slice::from_raw_parts(p, n) }
+                }
+            };
+            let (lower, upper, size, alignment) =
+                (array(lower), array(upper), array(size), array(alignment));
+            let first = h.problem.len();
+            for i in 0..n {
+                let pushed = h
+                    .span(first + i, Field::Upper, lower[i], upper[i])
+                    .and_then(|(lower, upper)| {
+                        let mut b = Buffer::new(String::new(), lower, upper, size[i]);
+                        b.alignment = alignment.get(i).copied().unwrap_or(1);
+                        h.problem.push(b)
+                    });
+                if let Err(e) = pushed {
+                    h.problem.truncate(first);
+                    h.error.set_error(&e);
+                    return minimalloc_status::InvalidArgument;
+                }
             }
-        }
-        // Safety: checked non-NULL; writable by contract.
-        unsafe { *out_first = first };
-        minimalloc_status::Ok
-    })
+            // Safety: checked non-NULL; writable by contract.
+            unsafe { *out_first = first };
+            minimalloc_status::Ok
+        },
+    )
 }
 
 /// Adds a gap `[lower, upper)` (or in the convention set by
@@ -272,13 +289,16 @@ pub unsafe extern "C" fn minimalloc_problem_add_gap(
     lower: i64,
     upper: i64,
 ) -> minimalloc_status {
-    guard(minimalloc_status::Internal, || {
-        // Safety: NULL or a live handle, by contract.
-        let Some(h) = (unsafe { problem.as_mut() }) else {
-            return minimalloc_status::NullPointer;
-        };
-        h.add_gap(index, lower, upper, None)
-    })
+    entry(
+        || unsafe { problem.as_ref() }.map(|h| &h.error),
+        || {
+            // Safety: NULL or a live handle, by contract.
+            let Some(h) = (unsafe { problem.as_mut() }) else {
+                return minimalloc_status::NullPointer;
+            };
+            h.add_gap(index, lower, upper, None)
+        },
+    )
 }
 
 /// Adds a gap `[lower, upper)` to buffer `index` during which only the
@@ -296,17 +316,20 @@ pub unsafe extern "C" fn minimalloc_problem_add_gap_window(
     window_lower: i64,
     window_upper: i64,
 ) -> minimalloc_status {
-    guard(minimalloc_status::Internal, || {
-        // Safety: NULL or a live handle, by contract.
-        let Some(h) = (unsafe { problem.as_mut() }) else {
-            return minimalloc_status::NullPointer;
-        };
-        let window = Window {
-            lower: window_lower,
-            upper: window_upper,
-        };
-        h.add_gap(index, lower, upper, Some(window))
-    })
+    entry(
+        || unsafe { problem.as_ref() }.map(|h| &h.error),
+        || {
+            // Safety: NULL or a live handle, by contract.
+            let Some(h) = (unsafe { problem.as_mut() }) else {
+                return minimalloc_status::NullPointer;
+            };
+            let window = Window {
+                lower: window_lower,
+                upper: window_upper,
+            };
+            h.add_gap(index, lower, upper, Some(window))
+        },
+    )
 }
 
 /// Fixes buffer `index` at `offset`: the solver places it exactly there.
@@ -320,16 +343,19 @@ pub unsafe extern "C" fn minimalloc_problem_set_offset(
     index: usize,
     offset: i64,
 ) -> minimalloc_status {
-    guard(minimalloc_status::Internal, || {
-        // Safety: NULL or a live handle, by contract.
-        let Some(h) = (unsafe { problem.as_mut() }) else {
-            return minimalloc_status::NullPointer;
-        };
-        h.change(index, |b| {
-            b.offset = (offset >= 0).then_some(offset);
-            Ok(())
-        })
-    })
+    entry(
+        || unsafe { problem.as_ref() }.map(|h| &h.error),
+        || {
+            // Safety: NULL or a live handle, by contract.
+            let Some(h) = (unsafe { problem.as_mut() }) else {
+                return minimalloc_status::NullPointer;
+            };
+            h.change(index, |b| {
+                b.offset = (offset >= 0).then_some(offset);
+                Ok(())
+            })
+        },
+    )
 }
 
 /// Gives buffer `index` a hint: an offset to try first (for example the
@@ -343,16 +369,19 @@ pub unsafe extern "C" fn minimalloc_problem_set_hint(
     index: usize,
     hint: i64,
 ) -> minimalloc_status {
-    guard(minimalloc_status::Internal, || {
-        // Safety: NULL or a live handle, by contract.
-        let Some(h) = (unsafe { problem.as_mut() }) else {
-            return minimalloc_status::NullPointer;
-        };
-        h.change(index, |b| {
-            b.hint = (hint >= 0).then_some(hint);
-            Ok(())
-        })
-    })
+    entry(
+        || unsafe { problem.as_ref() }.map(|h| &h.error),
+        || {
+            // Safety: NULL or a live handle, by contract.
+            let Some(h) = (unsafe { problem.as_mut() }) else {
+                return minimalloc_status::NullPointer;
+            };
+            h.change(index, |b| {
+                b.hint = (hint >= 0).then_some(hint);
+                Ok(())
+            })
+        },
+    )
 }
 
 /// Number of buffers (0 for NULL).
@@ -367,9 +396,10 @@ pub unsafe extern "C" fn minimalloc_problem_len(problem: *const minimalloc_probl
     })
 }
 
-/// The message of the last failed call on this problem (which buffer,
-/// which field, why), or "" if none failed. NULL only for a NULL problem.
-/// Valid until the next call that changes the problem.
+/// The message of the most recent call that changed this problem, if it
+/// failed (which buffer, which field, why), or "" if it succeeded: a
+/// successful call clears it. NULL only for a NULL problem. Valid until
+/// the next call that changes the problem.
 ///
 /// # Safety
 /// `problem` is NULL or a live handle.

@@ -3,7 +3,8 @@
 use alloc::boxed::Box;
 use alloc::vec::Vec;
 
-use super::{guard, minimalloc_status};
+use super::{entry_local, guard, minimalloc_status};
+use crate::text::{format, Arg::U};
 
 /// The offsets of a solved problem, one per buffer in the order added.
 /// Opaque; made by `minimalloc_solve*`, released by
@@ -38,7 +39,7 @@ pub unsafe extern "C" fn minimalloc_solution_offsets(
     out_offsets: *mut i64,
     len: usize,
 ) -> minimalloc_status {
-    guard(minimalloc_status::Internal, || {
+    entry_local(|message| {
         // Safety: NULL or a live handle, by contract.
         let Some(s) = (unsafe { solution.as_ref() }) else {
             return minimalloc_status::NullPointer;
@@ -50,6 +51,10 @@ pub unsafe extern "C" fn minimalloc_solution_offsets(
             return minimalloc_status::NullPointer;
         }
         if len < s.offsets.len() {
+            message.set(&format(
+                "the array holds {} offsets, the solution has {}",
+                &[U(len as u64), U(s.offsets.len() as u64)],
+            ));
             return minimalloc_status::InvalidArgument;
         }
         // Safety: `out_offsets` has at least `len >= offsets.len()` elements.

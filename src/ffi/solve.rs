@@ -8,7 +8,7 @@ use core::time::Duration;
 use super::options::minimalloc_options;
 use super::problem::minimalloc_problem;
 use super::solution::minimalloc_solution;
-use super::{guard, minimalloc_status};
+use super::{entry, entry_local, minimalloc_status, Message};
 use crate::plan::{plan, Method, Objective, Options, Status};
 use crate::text::{
     format,
@@ -18,7 +18,8 @@ use crate::text::{
 /// Places every buffer of `problem` below its capacity, with no options
 /// but a timeout (0: none). On `MINIMALLOC_STATUS_OK` writes a new
 /// solution to `out_solution`, which the caller frees; on any other status
-/// `out_solution` is left alone. An empty problem solves with height 0.
+/// `out_solution` is left alone and `minimalloc_last_error` says why. An
+/// empty problem solves with height 0.
 ///
 /// # Safety
 /// `problem` is NULL or a live handle; `out_solution` is NULL or writable.
@@ -28,8 +29,10 @@ pub unsafe extern "C" fn minimalloc_solve(
     timeout_ms: u64,
     out_solution: *mut *mut minimalloc_solution,
 ) -> minimalloc_status {
-    // Safety: as the caller passed them.
-    unsafe { solve_checked(problem, None, timeout_ms, out_solution) }
+    entry_local(|message| {
+        // Safety: as the caller passed them.
+        unsafe { solve_checked(problem, None, message, timeout_ms, out_solution) }
+    })
 }
 
 /// Like `minimalloc_solve`, with `options`: their objective, strategy,
@@ -47,27 +50,35 @@ pub unsafe extern "C" fn minimalloc_solve_with(
     options: *const minimalloc_options,
     out_solution: *mut *mut minimalloc_solution,
 ) -> minimalloc_status {
-    // Safety: NULL or a live handle, by contract.
-    let Some(o) = (unsafe { options.as_ref() }) else {
-        return minimalloc_status::NullPointer;
-    };
-    let timeout_ms = o.timeout_ms.load(Ordering::Relaxed);
-    // Safety: as the caller passed them.
-    unsafe { solve_checked(problem, Some(o), timeout_ms, out_solution) }
+    entry(
+        // Safety: NULL or a live handle, by contract.
+        || unsafe { options.as_ref() }.map(|o| &o.error),
+        || {
+            // Safety: as above.
+            let Some(o) = (unsafe { options.as_ref() }) else {
+                return minimalloc_status::NullPointer;
+            };
+            let timeout_ms = o.timeout_ms.load(Ordering::Relaxed);
+            // Safety: as the caller passed them.
+            unsafe { solve_checked(problem, Some(o), &o.error, timeout_ms, out_solution) }
+        },
+    )
 }
 
 /// Both solve calls: checks the pointers, turns the options (defaults
-/// without a handle: one thread, no cancel flag) into a plan's, solves.
+/// without a handle: one thread, no cancel flag) into a plan's, solves;
+/// why it failed goes to `message`.
 ///
 /// # Safety
 /// `problem` is NULL or a live handle; `out_solution` is NULL or writable.
 unsafe fn solve_checked(
     problem: *const minimalloc_problem,
     handle: Option<&minimalloc_options>,
+    message: &Message,
     timeout_ms: u64,
     out_solution: *mut *mut minimalloc_solution,
 ) -> minimalloc_status {
-    guard(minimalloc_status::Internal, || {
+    {
         // Safety: NULL or a live handle, by contract.
         let Some(p) = (unsafe { problem.as_ref() }) else {
             return minimalloc_status::NullPointer;
@@ -98,8 +109,8 @@ unsafe fn solve_checked(
             settings.solver.node_limit = (node_limit > 0).then_some(node_limit);
         }
         // Safety: checked non-NULL; writable by contract.
-        solve(p, &settings, handle, unsafe { &mut *out_solution })
-    })
+        solve(p, &settings, handle, message, unsafe { &mut *out_solution })
+    }
 }
 
 /// The objective stored by `minimalloc_options_set_objective`.
@@ -149,14 +160,13 @@ fn solve(
     handle: &minimalloc_problem,
     options: &Options,
     report: Option<&minimalloc_options>,
+    message: &Message,
     out: &mut *mut minimalloc_solution,
 ) -> minimalloc_status {
     let problem = &handle.problem;
     let base = report.map_or(0, |o| o.base.load(Ordering::Relaxed));
     if let Err(e) = problem.check_base(base) {
-        if let Some(o) = report {
-            o.error.set_error(&e);
-        }
+        message.set_error(&e);
         return minimalloc_status::InvalidArgument;
     }
     let outcome = plan(problem, options);
@@ -193,17 +203,14 @@ fn solve(
         ),
         Status::Cancelled => (minimalloc_status::Cancelled, Some("cancelled".into())),
     };
-    if let Some(o) = report {
-        o.error.set(why.as_deref().unwrap_or(""));
+    if let Some(why) = why {
+        message.set(&why);
     }
     if let Some(solution) = outcome.solution {
         let height = solution.height(problem);
         // The base is checked above but for this (as Solution::addresses).
         if height.checked_add(base).is_none() {
-            if let Some(o) = report {
-                o.error
-                    .set_error(&crate::problem::Error::BaseOverflow { base, height });
-            }
+            message.set_error(&crate::problem::Error::BaseOverflow { base, height });
             return minimalloc_status::InvalidArgument;
         }
         let mut offsets = solution.offsets;

@@ -106,7 +106,9 @@ pub struct Options {
     /// Which strategies may run.
     pub method: Method,
     /// Stop after this long (needs a clock). When minimising, the best
-    /// placement found by then is returned.
+    /// placement found by then is returned. `None` and zero both mean no
+    /// timeout, as `timeout_ms = 0` in C and `--timeout=0` on the command
+    /// line do.
     pub timeout: Option<Duration>,
     /// Stop when this flag becomes true; another thread may set it.
     pub cancel: Option<Arc<AtomicBool>>,
@@ -154,7 +156,8 @@ impl Default for Options {
 impl Options {
     /// The deadline these options describe, starting now.
     pub fn deadline(&self) -> Deadline<'_> {
-        Deadline::new(self.clock, self.timeout, self.cancel.as_deref())
+        let timeout = self.timeout.filter(|t| !t.is_zero());
+        Deadline::new(self.clock, timeout, self.cancel.as_deref())
     }
 
     /// Worker threads to use.
