@@ -59,6 +59,7 @@ fn main() {
     }
     // The SONAME carries the ABI version: libminimalloc.so.1.
     println!("cargo:rustc-cdylib-link-arg=-Wl,-soname,libminimalloc.so.{ABI_VERSION}");
+    link_soname_in_build_tree(&out);
 
     // The tiny profile (no std, opt-level "z", panic = "abort"): nothing
     // unwinds, so the unwind tables, the landing pads and the prebuilt
@@ -84,4 +85,25 @@ fn main() {
         println!("cargo:rustc-cdylib-link-arg=-nostartfiles");
         println!("cargo:rustc-cdylib-link-arg={}", script.display());
     }
+}
+
+/// A program linked against the build tree (`-Ltarget/release`) asks the
+/// loader for the SONAME, libminimalloc.so.1, so that name must exist
+/// beside libminimalloc.so, as it does once installed. Cargo has no step
+/// after linking; the link is made here, relative, before the library it
+/// points to exists. OUT_DIR is <target>/<profile>/build/<pkg>/out.
+fn link_soname_in_build_tree(out: &std::path::Path) {
+    #[cfg(unix)]
+    {
+        let Some(profile_dir) = out.ancestors().nth(3) else {
+            return;
+        };
+        let link = profile_dir.join(format!("libminimalloc.so.{ABI_VERSION}"));
+        if std::fs::symlink_metadata(&link).is_err() {
+            // A failure (a read-only tree) only costs this convenience.
+            let _ = std::os::unix::fs::symlink("libminimalloc.so", &link);
+        }
+    }
+    #[cfg(not(unix))]
+    let _ = out;
 }

@@ -75,6 +75,12 @@ fn build(cpp: bool, sources: &[PathBuf], flags: &[&str], out: &Path) {
 }
 
 fn run(cmd: &mut Command, what: &str) -> String {
+    // cargo test puts target/<profile> on LD_LIBRARY_PATH, which would win
+    // over a test program's rpath: a program runs with the library it was
+    // linked for, unless the test sets the path itself.
+    if !cmd.get_envs().any(|(k, _)| k == "LD_LIBRARY_PATH") {
+        cmd.env_remove("LD_LIBRARY_PATH");
+    }
     let output = cmd
         .output()
         .unwrap_or_else(|e| panic!("{what}: cannot run {cmd:?}: {e}"));
@@ -411,5 +417,63 @@ fn installed_package_with_cmake_and_pkg_config() {
         let exe = dir.join("minimal-pkg-config");
         build(false, &[root().join("c_tests/minimal.c")], &flags, &exe);
         run(&mut Command::new(&exe), "pkg-config client");
+    }
+}
+
+/// The build tree is usable as it is: after `cargo build`, a program
+/// linked with `-L target/<profile> -lminimalloc` (no rpath) runs with
+/// LD_LIBRARY_PATH pointing there, because the SONAME's file,
+/// libminimalloc.so.1, sits beside libminimalloc.so. Checked for this
+/// test's profile (built here, as `cargo test` does not put the shared
+/// library there) and for the tiny build when it exists.
+#[test]
+fn programs_link_against_the_build_tree() {
+    let profile_dir = deps_dir()
+        .parent()
+        .expect("profile directory")
+        .to_path_buf();
+    let profile = match profile_dir.file_name().and_then(|n| n.to_str()) {
+        Some("debug") => "dev".to_string(),
+        Some(other) => other.to_string(),
+        None => panic!("no profile directory"),
+    };
+    let target_dir = profile_dir
+        .parent()
+        .expect("target directory")
+        .to_path_buf();
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    run(
+        Command::new(cargo)
+            .current_dir(root())
+            .args(["build", "--lib", "--profile", &profile, "--target-dir"])
+            .arg(&target_dir),
+        "cargo build",
+    );
+    let mut dirs = vec![profile_dir];
+    let tiny = target_dir.join("tiny");
+    if tiny.join("libminimalloc.so").exists() {
+        dirs.push(tiny);
+    } else {
+        assert!(!required(), "the tiny build is missing: run `cargo build --profile tiny --no-default-features` first");
+    }
+    for dir in dirs {
+        let abi = env!("MINIMALLOC_ABI_VERSION");
+        let soname = dir.join(format!("libminimalloc.so.{abi}"));
+        assert!(soname.exists(), "{} is missing", soname.display());
+        let exe = scratch(&format!(
+            "build-tree-{}",
+            dir.file_name().unwrap().to_string_lossy()
+        ))
+        .join("minimal");
+        let mut flags: Vec<String> = C_FLAGS.iter().map(|s| s.to_string()).collect();
+        flags.extend(include_flags());
+        flags.push(format!("-L{}", dir.display()));
+        flags.push("-lminimalloc".into());
+        let flags: Vec<&str> = flags.iter().map(String::as_str).collect();
+        build(false, &[root().join("c_tests/minimal.c")], &flags, &exe);
+        run(
+            Command::new(&exe).env("LD_LIBRARY_PATH", &dir),
+            "the program linked against the build tree",
+        );
     }
 }
