@@ -1,0 +1,579 @@
+//! The command line, defined once with clap: the flags, the subcommands,
+//! `--help`, the completions and the man page all come from [`command`].
+//!
+//! Scripts written for the C++ reference keep working: its flags are all
+//! here with their meanings, and [`absl_forms`] rewrites the spellings
+//! absl accepts and clap does not (`--novalidate`, `-validate`) before
+//! clap sees them.
+
+use std::time::Duration;
+
+use clap::{ArgAction, Args, CommandFactory, Parser, Subcommand, ValueEnum};
+use minimalloc::heuristic::Strategy;
+use minimalloc::solver::Preorder;
+
+const EXIT_CODES: &str = "\
+Exit codes: 0 placed, 2 infeasible (or no placement found), 3 timed out or
+cancelled with no placement, 1 bad input or I/O error, 130 interrupted
+(SIGINT; 143 for SIGTERM: the best placement found so far is written).";
+
+/// The `minimalloc` command.
+#[derive(Parser, Debug)]
+#[command(
+    name = "minimalloc",
+    version,
+    about = "Static memory allocation: give every buffer an offset so that buffers alive at the same time never overlap",
+    long_about = "Static memory allocation for machine-learning compilers.\n\n\
+        Reads buffers (a lifetime and a size each) from a CSV file and gives \
+        every buffer an offset so that buffers alive at the same time never \
+        share a byte: either all below --capacity (or a proof that they \
+        cannot fit), or, with --minimize, as low as it can within --timeout, \
+        with a proven lower bound. Writes the input's columns plus `offset`.",
+    after_help = EXIT_CODES,
+    args_conflicts_with_subcommands = true,
+    subcommand_negates_reqs = true,
+    max_term_width = 100
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Option<Command>,
+    #[command(flatten)]
+    pub place: Place,
+}
+
+/// The subcommands; without one, `minimalloc` places buffers.
+#[derive(Subcommand, Debug)]
+pub enum Command {
+    /// Write a synthetic instance shaped like one training step as CSV
+    Gen(Gen),
+    /// Print a completion script for SHELL (e.g. `minimalloc completions bash > /etc/bash_completion.d/minimalloc`)
+    Completions {
+        #[arg(value_enum)]
+        shell: clap_complete::Shell,
+    },
+    /// Print the manual page (roff; e.g. `minimalloc man | man -l -`)
+    Man,
+}
+
+/// Placing buffers: the flags of the C++ reference and minimalloc's own.
+#[derive(Args, Debug)]
+pub struct Place {
+    /// Buffers as CSV: id,lower,upper,size[,alignment][,hint][,gaps][,offset]; - reads standard input
+    #[arg(long, value_name = "FILE", required = true)]
+    pub input: Option<String>,
+
+    /// Memory every buffer must fit below (decimal or 0x..); with --minimize, an upper bound
+    #[arg(long, value_name = "N", value_parser = positive)]
+    pub capacity: Option<i64>,
+
+    /// Where to write the input's columns plus offset (default and -: standard output); opened before solving
+    #[arg(long, value_name = "FILE")]
+    pub output: Option<String>,
+
+    /// Find the lowest height instead of fitting a capacity; the best found is kept at the timeout, with a proven lower bound
+    #[arg(long, alias = "minimize_capacity")]
+    pub minimize: bool,
+
+    /// Stop after DUR: 60s, 1m30s, 500ms, 1.5h, or inf; 0 means no timeout, as in the C API
+    #[arg(long, value_name = "DUR", value_parser = duration)]
+    pub timeout: Option<Duration>,
+
+    /// Check the placement before writing it; the time line on stderr ends in PASS or FAIL
+    #[arg(long)]
+    pub validate: bool,
+
+    /// Only this heuristic, with its restarts and local repair
+    #[arg(long, value_name = "NAME", value_parser = strategy, conflicts_with = "exact")]
+    pub heuristic: Option<Strategy>,
+
+    /// Only the exact search
+    #[arg(long)]
+    pub exact: bool,
+
+    /// Seed of the improving restarts: the same seed gives the same offsets
+    #[arg(long, value_name = "N", default_value = "0", value_parser = natural)]
+    pub seed: i64,
+
+    /// Improving restarts to run (default: until the timeout, or 64; fewer above 100,000 buffers)
+    #[arg(long, value_name = "N", value_parser = natural)]
+    pub restarts: Option<i64>,
+
+    /// Threads for the restarts (0: every core)
+    #[arg(long, value_name = "N", default_value = "0", value_parser = natural)]
+    pub threads: i64,
+
+    /// How lifetimes are written; an `end` column is always inclusive
+    #[arg(long, value_name = "KIND", value_enum, default_value_t = LifetimeKind::HalfOpen)]
+    pub lifetime: LifetimeKind,
+
+    /// Address of the arena, added to every output offset (decimal or 0x..)
+    #[arg(long, value_name = "N", default_value = "0", value_parser = natural)]
+    pub base: i64,
+
+    /// Draw the placement as SVG into FILE: time on x, offset on y
+    #[arg(long, value_name = "FILE")]
+    pub svg: Option<String>,
+
+    /// Print a LaTeX (TikZ) picture of the placement on standard output, as the reference does (needs --output)
+    #[arg(long = "print_solution")]
+    pub print_solution: bool,
+
+    /// Print buffers, max load, height, lower bound, time and more on stderr
+    #[arg(long)]
+    pub stats: bool,
+
+    /// Print the same figures as one JSON object on stderr (and nothing else there but errors)
+    #[arg(long)]
+    pub json: bool,
+
+    /// No progress line, time line or summary on stderr
+    #[arg(long)]
+    pub quiet: bool,
+
+    /// Exact search: canonical partial solutions only
+    #[arg(
+        long = "canonical_only",
+        default_value_t = true,
+        help_heading = "Rules of the exact search (as in the reference; all on by default)"
+    )]
+    pub canonical_only: bool,
+
+    /// Exact search: section inference
+    #[arg(
+        long = "section_inference",
+        default_value_t = true,
+        help_heading = "Rules of the exact search (as in the reference; all on by default)"
+    )]
+    pub section_inference: bool,
+
+    /// Exact search: reorder a part split off by the totals left
+    #[arg(
+        long = "dynamic_ordering",
+        default_value_t = true,
+        help_heading = "Rules of the exact search (as in the reference; all on by default)"
+    )]
+    pub dynamic_ordering: bool,
+
+    /// Exact search: dominance (no buffer at or above another's lowest possible top)
+    #[arg(
+        long = "check_dominance",
+        default_value_t = true,
+        help_heading = "Rules of the exact search (as in the reference; all on by default)"
+    )]
+    pub check_dominance: bool,
+
+    /// Exact search: raise section floors to their unplaced buffers' lowest offsets
+    #[arg(
+        long = "unallocated_floor",
+        default_value_t = true,
+        help_heading = "Rules of the exact search (as in the reference; all on by default)"
+    )]
+    pub unallocated_floor: bool,
+
+    /// Exact search: rank buffers by the preorderings (else by input order)
+    #[arg(
+        long = "static_preordering",
+        default_value_t = true,
+        help_heading = "Rules of the exact search (as in the reference; all on by default)"
+    )]
+    pub static_preordering: bool,
+
+    /// Exact search: split into independent parts
+    #[arg(
+        long = "dynamic_decomposition",
+        default_value_t = true,
+        help_heading = "Rules of the exact search (as in the reference; all on by default)"
+    )]
+    pub dynamic_decomposition: bool,
+
+    /// Exact search: offsets never decrease along a branch
+    #[arg(
+        long = "monotonic_floor",
+        default_value_t = true,
+        help_heading = "Rules of the exact search (as in the reference; all on by default)"
+    )]
+    pub monotonic_floor: bool,
+
+    /// Exact search: after a buffer with nothing above it fails, skip its siblings
+    #[arg(
+        long = "hatless_pruning",
+        default_value_t = true,
+        help_heading = "Rules of the exact search (as in the reference; all on by default)"
+    )]
+    pub hatless_pruning: bool,
+
+    /// Exact search: the preorderings tried round-robin (W width, A area, T total)
+    #[arg(long = "preordering_heuristics", value_name = "LIST", default_value = "WAT,TAW,TWA", value_parser = preorders, help_heading = "Rules of the exact search (as in the reference; all on by default)")]
+    pub preordering_heuristics: Preorders,
+}
+
+/// `minimalloc gen`.
+#[derive(Args, Debug)]
+#[command(
+    long_about = "Writes N buffers shaped like one training step of a compiled model as CSV: \
+        activations saved in the forward pass and freed in the backward pass, short \
+        temporaries, weight gradients and weights. The same N, seed, alignment and family \
+        always give the same file."
+)]
+pub struct Gen {
+    /// Number of buffers
+    #[arg(long, value_name = "N", value_parser = positive)]
+    pub buffers: i64,
+    /// Seed of the generator
+    #[arg(long, value_name = "S", default_value = "0", value_parser = natural)]
+    pub seed: i64,
+    /// Alignment of every buffer (sizes are rounded up to it)
+    #[arg(long, value_name = "A", default_value = "1", value_parser = positive)]
+    pub alignment: i64,
+    /// step: sizes from 64 B to 8 MiB; long-lived: 2% of the buffers alive for 5-50% of the step, sizes from 16 B to 32 MiB
+    #[arg(long, value_name = "F", value_enum, default_value_t = FamilyName::Step)]
+    pub family: FamilyName,
+    /// Where to write the CSV (default and -: standard output)
+    #[arg(long, value_name = "FILE")]
+    pub output: Option<String>,
+}
+
+/// `--lifetime`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum LifetimeKind {
+    /// [lower, upper)
+    HalfOpen,
+    /// [lower, upper]
+    Inclusive,
+    /// (lower, upper)
+    Exclusive,
+}
+
+/// `gen --family`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum FamilyName {
+    Step,
+    LongLived,
+}
+
+/// `--preordering_heuristics`: the orderings in the order given.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Preorders(pub Vec<Preorder>);
+
+/// Every yes/no flag of the place command: these take absl's forms.
+const BOOLEANS: [&str; 17] = [
+    "minimize",
+    "minimize_capacity",
+    "validate",
+    "exact",
+    "print_solution",
+    "stats",
+    "json",
+    "quiet",
+    "canonical_only",
+    "section_inference",
+    "dynamic_ordering",
+    "check_dominance",
+    "unallocated_floor",
+    "static_preordering",
+    "dynamic_decomposition",
+    "monotonic_floor",
+    "hatless_pruning",
+];
+
+/// Long flags that take a value (`--name VALUE` consumes the next word).
+const VALUED: [&str; 15] = [
+    "input",
+    "capacity",
+    "output",
+    "timeout",
+    "heuristic",
+    "seed",
+    "restarts",
+    "threads",
+    "lifetime",
+    "base",
+    "svg",
+    "preordering_heuristics",
+    "buffers",
+    "alignment",
+    "family",
+];
+
+/// The command with every yes/no flag taking absl's forms: `--flag`,
+/// `--flag=true|false` (also t/f, yes/no, y/n, 1/0, any case); the
+/// `--noflag` form is rewritten by [`absl_forms`].
+pub fn command() -> clap::Command {
+    let mut cmd = Cli::command();
+    for name in BOOLEANS {
+        if name == "minimize_capacity" {
+            continue; // an alias of minimize
+        }
+        cmd = cmd.mut_arg(name, |a| {
+            // Derive's implicit "false" goes with its SetTrue action.
+            let a = if a.get_default_values().is_empty() {
+                a.default_value("false")
+            } else {
+                a
+            };
+            a.action(ArgAction::Set)
+                .num_args(0..=1)
+                .require_equals(true)
+                .default_missing_value("true")
+                .value_parser(absl_bool)
+                .value_name("BOOL")
+                .hide_possible_values(true)
+        });
+    }
+    cmd
+}
+
+/// Parses the arguments (without the program name).
+pub fn parse(args: Vec<String>) -> Result<Cli, clap::Error> {
+    use clap::FromArgMatches;
+    let mut argv = vec!["minimalloc".to_string()];
+    argv.extend(absl_forms(args));
+    let matches = command().try_get_matches_from(argv)?;
+    Cli::from_arg_matches(&matches)
+}
+
+/// Rewrites absl's spellings that clap does not take: `-flag` for
+/// `--flag` (a long name after one dash), `--noflag` for `--flag=false`,
+/// and `--some-flag` for `--some_flag`. Values (the word after a flag that
+/// takes one) and everything after `--` pass unchanged.
+pub fn absl_forms(args: Vec<String>) -> Vec<String> {
+    let known = |name: &str| {
+        BOOLEANS.contains(&name) || VALUED.contains(&name) || name == "help" || name == "version"
+    };
+    let mut out = Vec::with_capacity(args.len());
+    let mut value_next = false;
+    let mut rest = false;
+    for arg in args {
+        if rest || value_next {
+            value_next = false;
+            out.push(arg);
+            continue;
+        }
+        if arg == "--" {
+            rest = true;
+            out.push(arg);
+            continue;
+        }
+        let body = if let Some(b) = arg.strip_prefix("--") {
+            b
+        } else if let Some(b) = arg.strip_prefix('-').filter(|b| b.len() > 1) {
+            b
+        } else {
+            out.push(arg);
+            continue;
+        };
+        let (name, value) = match body.split_once('=') {
+            Some((n, v)) => (n.replace('-', "_"), Some(v)),
+            None => (body.replace('-', "_"), None),
+        };
+        if known(&name) {
+            value_next = value.is_none() && VALUED.contains(&name.as_str());
+            out.push(match value {
+                Some(v) => format!("--{name}={v}"),
+                None => format!("--{name}"),
+            });
+        } else if let Some(flag) = name.strip_prefix("no").filter(|n| BOOLEANS.contains(n)) {
+            // `--novalidate=x` is no absl form: leave it for clap to reject.
+            out.push(match value {
+                None => format!("--{flag}=false"),
+                Some(_) => arg.clone(),
+            });
+        } else {
+            out.push(arg);
+        }
+    }
+    out
+}
+
+/// absl's boolean values.
+fn absl_bool(text: &str) -> Result<bool, String> {
+    match text.to_ascii_lowercase().as_str() {
+        "true" | "t" | "yes" | "y" | "1" => Ok(true),
+        "false" | "f" | "no" | "n" | "0" => Ok(false),
+        _ => Err(format!(
+            "expected true or false (or yes/no, 1/0), got {text:?}"
+        )),
+    }
+}
+
+/// An integer, decimal or `0x` hexadecimal, `_` allowed between digits.
+fn integer(text: &str) -> Result<i64, String> {
+    let t = text.trim().replace('_', "");
+    let parsed = match t.strip_prefix("0x").or_else(|| t.strip_prefix("0X")) {
+        Some(hex) => i64::from_str_radix(hex, 16),
+        None => t.parse(),
+    };
+    parsed.map_err(|_| format!("expected an integer, got {text:?}"))
+}
+
+/// An integer of at least 1.
+fn positive(text: &str) -> Result<i64, String> {
+    match integer(text)? {
+        v if v >= 1 => Ok(v),
+        v => Err(format!("must be at least 1, got {v}")),
+    }
+}
+
+/// An integer of at least 0.
+fn natural(text: &str) -> Result<i64, String> {
+    match integer(text)? {
+        v if v >= 0 => Ok(v),
+        v => Err(format!("must not be negative, got {v}")),
+    }
+}
+
+fn strategy(text: &str) -> Result<Strategy, String> {
+    text.parse().map_err(|_| {
+        let names: Vec<&str> = Strategy::ALL.iter().map(|s| s.name()).collect();
+        format!(
+            "unknown heuristic {text:?}: use one of {}",
+            names.join(", ")
+        )
+    })
+}
+
+fn preorders(text: &str) -> Result<Preorders, String> {
+    text.split(',')
+        .filter(|p| !p.is_empty())
+        .map(|p| p.parse::<Preorder>().map_err(|e| e.to_string()))
+        .collect::<Result<Vec<_>, _>>()
+        .map(Preorders)
+}
+
+/// A duration as absl writes them: a sequence of decimal numbers, each
+/// with a unit (ns, us, ms, s, m, h), as in `1m30s` or `1.5h`; `inf` for
+/// none. A bare number is seconds. Zero means no timeout, as everywhere
+/// else in minimalloc; `inf` (or `none`) is returned as zero too.
+pub fn duration(text: &str) -> Result<Duration, String> {
+    let t = text.trim();
+    if matches!(t, "inf" | "+inf" | "none") {
+        return Ok(Duration::ZERO);
+    }
+    let bad = |why: &str| format!("bad duration {text:?}: {why} (e.g. 60s, 1m30s, 500ms, inf)");
+    if t.is_empty() {
+        return Err(bad("empty"));
+    }
+    if let Ok(seconds) = t.parse::<f64>() {
+        return Duration::try_from_secs_f64(seconds).map_err(|_| bad("negative or too long"));
+    }
+    let mut seconds = 0.0f64;
+    let mut rest = t;
+    while !rest.is_empty() {
+        let digits = rest
+            .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+            .unwrap_or(rest.len());
+        let (number, after) = rest.split_at(digits);
+        let value: f64 = number.parse().map_err(|_| bad("expected a number"))?;
+        let unit_len = after
+            .find(|c: char| c.is_ascii_digit() || c == '.')
+            .unwrap_or(after.len());
+        let (unit, next) = after.split_at(unit_len);
+        let scale = match unit {
+            "ns" => 1e-9,
+            "us" => 1e-6,
+            "ms" => 1e-3,
+            "s" => 1.0,
+            "m" => 60.0,
+            "h" => 3600.0,
+            "" => return Err(bad("a unit is missing")),
+            other => return Err(bad(&format!("unknown unit {other:?}"))),
+        };
+        seconds += value * scale;
+        rest = next;
+    }
+    Duration::try_from_secs_f64(seconds).map_err(|_| bad("too long"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn words(args: &[&str]) -> Vec<String> {
+        args.iter().map(|s| s.to_string()).collect()
+    }
+
+    #[test]
+    fn absl_spellings_become_clap_ones() {
+        assert_eq!(
+            absl_forms(words(&[
+                "--novalidate",
+                "-capacity=5",
+                "--print-solution",
+                "-canonical_only=false",
+                "--input",
+                "-validate",
+                "--nosuch",
+                "-h",
+                "-",
+            ])),
+            words(&[
+                "--validate=false",
+                "--capacity=5",
+                "--print_solution",
+                "--canonical_only=false",
+                "--input",
+                "-validate",
+                "--nosuch",
+                "-h",
+                "-",
+            ])
+        );
+    }
+
+    #[test]
+    fn every_boolean_form() {
+        for (form, want) in [
+            ("--validate", true),
+            ("--validate=true", true),
+            ("--validate=false", false),
+            ("--validate=1", true),
+            ("--validate=0", false),
+            ("--validate=yes", true),
+            ("--validate=NO", false),
+            ("--novalidate", false),
+            ("-validate", true),
+            ("-novalidate", false),
+        ] {
+            let cli = parse(words(&["--input=x.csv", "--capacity=1", form])).unwrap();
+            assert_eq!(cli.place.validate, want, "{form}");
+        }
+        let cli = parse(words(&["--input=x", "--minimize_capacity"])).unwrap();
+        assert!(cli.place.minimize);
+        let cli = parse(words(&["--input=x", "--nominimize_capacity"])).unwrap();
+        assert!(!cli.place.minimize);
+        assert!(parse(words(&["--input=x", "--validate=maybe"])).is_err());
+        // absl takes no separate value for a boolean.
+        assert!(parse(words(&["--input=x", "--validate", "false"])).is_err());
+    }
+
+    #[test]
+    fn durations_as_absl_writes_them() {
+        let d = |t| duration(t).unwrap();
+        assert_eq!(d("1m30s"), Duration::from_secs(90));
+        assert_eq!(d("1.5h"), Duration::from_secs(5400));
+        assert_eq!(d("500ms"), Duration::from_millis(500));
+        assert_eq!(d("2h45m"), Duration::from_secs(9900));
+        assert_eq!(d("60"), Duration::from_secs(60));
+        assert_eq!(d("0"), Duration::ZERO);
+        assert_eq!(d("inf"), Duration::ZERO);
+        for bad in ["", "5 parsecs", "1x", "-1s", "s", "1m30"] {
+            assert!(duration(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn numbers_and_lists() {
+        assert_eq!(natural("0x1000"), Ok(4096));
+        assert_eq!(positive("1_048_576"), Ok(1 << 20));
+        assert!(natural("-1").unwrap_err().contains("negative"));
+        assert!(positive("0").unwrap_err().contains("at least 1"));
+        assert!(integer("x").is_err());
+        assert_eq!(preorders("WAT,,TAW").unwrap().0.len(), 2);
+        assert!(preorders("WAX").is_err());
+    }
+
+    #[test]
+    fn the_definition_is_consistent() {
+        command().debug_assert();
+    }
+}

@@ -1,0 +1,278 @@
+//! Placing buffers: open the outputs, read the CSV, solve (with a progress
+//! line, and signals turned into the cancel flag), report, write.
+
+use std::io::Read;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::Instant;
+
+use minimalloc::plan::describe;
+use minimalloc::{
+    csv, max_load, plan, svg, validate, Lifetime, Method, Objective, Options, Status,
+};
+
+use crate::cli::{LifetimeKind, Place};
+use crate::report::{latex_picture, time_line, Figures};
+use crate::sink::{say, write_stdout, Sink};
+use crate::{progress, Exit};
+
+/// Runs the place command.
+pub fn run(args: Place) -> Exit {
+    place(args).unwrap_or_else(|e| e)
+}
+
+/// SIGINT and SIGTERM: the first sets the plan's cancel flag (the best
+/// placement so far is then written), a second ends the process at once.
+struct Signals {
+    cancel: Arc<AtomicBool>,
+    /// Which signal came, by number (0: none).
+    which: Arc<std::sync::atomic::AtomicI32>,
+}
+
+impl Signals {
+    fn install() -> Signals {
+        use signal_hook::consts::{SIGINT, SIGTERM};
+        let cancel = Arc::new(AtomicBool::new(false));
+        let which = Arc::new(std::sync::atomic::AtomicI32::new(0));
+        for signal in [SIGINT, SIGTERM] {
+            // The order matters: the shutdown checks the flag before the
+            // second handler sets it. Failing to install costs only this.
+            let _ = signal_hook::flag::register_conditional_shutdown(
+                signal,
+                128 + signal,
+                cancel.clone(),
+            );
+            let _ = signal_hook::flag::register(signal, cancel.clone());
+            let which = which.clone();
+            // Safety: the handler only stores to an atomic, which is
+            // async-signal-safe.
+            let _ = unsafe {
+                signal_hook::low_level::register(signal, move || {
+                    which.store(signal, Ordering::Relaxed);
+                })
+            };
+        }
+        Signals { cancel, which }
+    }
+
+    /// The signal that stopped the run, if one did.
+    fn caught(&self) -> Option<i32> {
+        match self.which.load(Ordering::Relaxed) {
+            0 => None,
+            s => Some(s),
+        }
+    }
+}
+
+fn lifetime(kind: LifetimeKind) -> Lifetime {
+    match kind {
+        LifetimeKind::HalfOpen => Lifetime::HalfOpen,
+        LifetimeKind::Inclusive => Lifetime::Inclusive,
+        LifetimeKind::Exclusive => Lifetime::Exclusive,
+    }
+}
+
+/// The plan's options from the flags.
+fn options(a: &Place) -> Options {
+    let mut o = Options {
+        objective: if a.minimize {
+            Objective::Minimize
+        } else {
+            Objective::Fit
+        },
+        method: match (a.exact, a.heuristic) {
+            (true, _) => Method::Exact,
+            (false, Some(s)) => Method::Heuristic(s),
+            (false, None) => Method::Auto,
+        },
+        timeout: a.timeout,
+        seed: a.seed as u64,
+        threads: a.threads as usize,
+        restarts: a.restarts.map(|r| r as u64),
+        ..Options::default()
+    };
+    let s = &mut o.solver;
+    s.canonical = a.canonical_only;
+    s.section_inference = a.section_inference;
+    s.dynamic_preordering = a.dynamic_ordering;
+    s.dominance = a.check_dominance;
+    s.effective_floor = a.unallocated_floor;
+    s.static_preordering = a.static_preordering;
+    s.decomposition = a.dynamic_decomposition;
+    s.monotonic_floor = a.monotonic_floor;
+    s.hatless = a.hatless_pruning;
+    s.preorders = a.preordering_heuristics.0.clone();
+    o
+}
+
+fn place(a: Place) -> Result<Exit, Exit> {
+    let minimizing = a.minimize;
+    let capacity = match (a.capacity, minimizing) {
+        (Some(c), _) => c,
+        (None, true) => i64::MAX,
+        (None, false) => {
+            return Err("--capacity is required unless minimising (see --help)"
+                .to_string()
+                .into())
+        }
+    };
+    // Every output is opened before the input is read and solved.
+    let output = Sink::open(a.output.as_deref())?;
+    if output.is_stdout() && (a.print_solution || a.svg.as_deref() == Some("-")) {
+        return Err(
+            "--print_solution and --svg - write to standard output, where the CSV goes \
+             without --output FILE: give --output"
+                .to_string()
+                .into(),
+        );
+    }
+    let picture = a.svg.as_deref().map(|p| Sink::open(Some(p))).transpose()?;
+    let input = a.input.clone().unwrap_or_else(|| "-".into());
+    let (text, title) = if input == "-" {
+        let mut text = String::new();
+        std::io::stdin()
+            .read_to_string(&mut text)
+            .map_err(|e| format!("cannot read standard input: {e}"))?;
+        (text, "standard input".to_string())
+    } else {
+        let text =
+            std::fs::read_to_string(&input).map_err(|e| format!("cannot read {input}: {e}"))?;
+        (text, input.clone())
+    };
+    let (problem, table) = csv::read_with(&text, capacity, lifetime(a.lifetime))
+        .map_err(|e| format!("{title}: {e}"))?;
+    drop(text);
+    problem
+        .check_base(a.base)
+        .map_err(|e| format!("--base: {e}"))?;
+
+    let mut options = options(&a);
+    let signals = Signals::install();
+    options.cancel = Some(signals.cancel.clone());
+    let chatty = !a.quiet && !a.json;
+    let ticker = chatty.then(|| {
+        let what = if minimizing {
+            "minimising".to_string()
+        } else {
+            format!("placing below {capacity}")
+        };
+        let (ticker, progress) = progress::Ticker::start(what);
+        options.progress = Some(progress);
+        ticker
+    });
+    let start = Instant::now();
+    let outcome = plan(&problem, &options);
+    let elapsed = start.elapsed();
+    if let Some(t) = ticker {
+        t.stop();
+    }
+    let caught = signals.caught();
+    let load = max_load(&problem);
+    let checked = match (&outcome.solution, a.validate) {
+        (Some(s), true) => Some(validate(&problem, s)),
+        _ => None,
+    };
+    if chatty {
+        say(&time_line(elapsed, checked.as_ref().map(|c| c.is_ok())));
+    }
+    let figures = Figures {
+        problem: &problem,
+        outcome: &outcome,
+        max_load: load,
+        elapsed,
+        interrupted: caught.is_some(),
+    };
+    if a.json {
+        say(&figures.json());
+    } else if a.stats {
+        let mut err = std::io::stderr().lock();
+        let _ = std::io::Write::write_all(&mut err, figures.text().as_bytes());
+    }
+    let interrupted = |what: &str| match caught {
+        Some(signal) => Exit::fail((128 + signal) as u8, format!("interrupted: {what}")),
+        None => Exit::fail(3, format!("cancelled: {what}")),
+    };
+    let bound = if capacity == i64::MAX {
+        String::new()
+    } else {
+        format!(" {capacity}")
+    };
+    let solution = match outcome.status {
+        Status::Solved => outcome
+            .solution
+            .clone()
+            .ok_or_else(|| "internal error: solved without a placement".to_string())?,
+        _ if caught.is_some() => {
+            return Ok(interrupted("stopped before any placement was found"));
+        }
+        Status::Infeasible if minimizing => {
+            return Ok(Exit::fail(
+                2,
+                format!(
+                    "infeasible: no placement fits the upper bound{bound} (the lower bound is {})",
+                    outcome.lower_bound
+                ),
+            ))
+        }
+        Status::Infeasible => {
+            return Ok(Exit::fail(
+                2,
+                format!("infeasible: no placement fits capacity {capacity}"),
+            ))
+        }
+        Status::NotFound => {
+            return Ok(Exit::fail(
+                2,
+                format!(
+                    "no placement found below capacity{bound} (not a proof: {} pairs of buffers could interleave through gap windows, or a node limit ran out)",
+                    outcome.stats.interleaving
+                ),
+            ))
+        }
+        Status::TimedOut => return Ok(Exit::fail(3, "timed out before finding a placement")),
+        Status::Cancelled => return Ok(Exit::fail(3, "cancelled before finding a placement")),
+    };
+    let height = solution.height(&problem);
+    if minimizing && chatty {
+        let how = if outcome.optimal {
+            "proven optimal".to_string()
+        } else {
+            let cut = match (caught, outcome.stopped) {
+                (Some(_), _) => ", stopped by a signal",
+                (None, Some(_)) => ", stopped by the timeout",
+                (None, None) => "",
+            };
+            format!("lower bound {}{cut}", outcome.lower_bound)
+        };
+        say(&format!(
+            "minimalloc: height {height} ({how}); max load {load}; from {}",
+            describe(outcome.source)
+        ));
+    }
+    if let Some(Err(e)) = checked {
+        return Err(format!("internal error: the placement is invalid: {e}").into());
+    }
+    let addresses = solution
+        .addresses(&problem, a.base)
+        .map_err(|e| format!("--base: {e}"))?;
+    if let Some(picture) = picture {
+        let marks = svg::Marks {
+            capacity: (capacity != i64::MAX).then_some(capacity),
+            max_load: load,
+            title,
+        };
+        picture.write(svg::render(&problem, &solution.offsets, &marks).as_bytes())?;
+    }
+    output.write(table.write(&addresses).as_bytes())?;
+    if a.print_solution {
+        let frame = (capacity != i64::MAX).then_some(capacity);
+        write_stdout(latex_picture(&problem, &solution.offsets, frame).as_bytes())?;
+    }
+    if caught.is_some() {
+        return Ok(interrupted(&format!(
+            "wrote the best placement found (height {height}, lower bound {})",
+            outcome.lower_bound
+        )));
+    }
+    Ok(Exit::ok())
+}

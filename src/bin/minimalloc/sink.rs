@@ -1,0 +1,103 @@
+//! Where results go: a file opened before the solve (so that a bad path
+//! fails at once, not after an hour), or standard output, whose reader may
+//! go away (`| head -1`): that ends the program quietly, not in a panic.
+
+use std::fs::{File, OpenOptions};
+use std::io::{ErrorKind, Write};
+use std::path::Path;
+
+/// Why writing failed.
+pub enum WriteError {
+    /// The reader of standard output closed it: not an error of ours.
+    Closed,
+    /// Anything else, as a message naming the path.
+    Failed(String),
+}
+
+/// An output opened before the solve, written once after it.
+pub struct Sink {
+    /// The path, or `None` for standard output.
+    path: Option<String>,
+    file: Option<File>,
+    /// Whether opening made the file (removed again if nothing is written).
+    created: bool,
+}
+
+impl Sink {
+    /// Opens `path` (`None` or `-`: standard output) for writing without
+    /// truncating it yet: a run that fails leaves an existing file as it was.
+    pub fn open(path: Option<&str>) -> Result<Sink, String> {
+        let Some(path) = path.filter(|p| *p != "-") else {
+            return Ok(Sink {
+                path: None,
+                file: None,
+                created: false,
+            });
+        };
+        let existed = Path::new(path).exists();
+        let file = OpenOptions::new()
+            .write(true)
+            .create(true)
+            .truncate(false)
+            .open(path)
+            .map_err(|e| format!("cannot write {path}: {e}"))?;
+        Ok(Sink {
+            path: Some(path.to_string()),
+            file: Some(file),
+            created: !existed,
+        })
+    }
+
+    /// Whether this is standard output.
+    pub fn is_stdout(&self) -> bool {
+        self.path.is_none()
+    }
+
+    /// Writes `bytes` as the whole content.
+    pub fn write(mut self, bytes: &[u8]) -> Result<(), WriteError> {
+        match (self.file.take(), &self.path) {
+            (Some(mut file), Some(path)) => {
+                let failed =
+                    |e: std::io::Error| WriteError::Failed(format!("cannot write {path}: {e}"));
+                // Devices and pipes (/dev/stdout) cannot be truncated.
+                if file.metadata().map(|m| m.is_file()).unwrap_or(false) {
+                    file.set_len(0).map_err(failed)?;
+                }
+                file.write_all(bytes).map_err(failed)?;
+                file.flush().map_err(failed)?;
+                self.created = false;
+                Ok(())
+            }
+            _ => write_stdout(bytes),
+        }
+    }
+}
+
+impl Drop for Sink {
+    /// A sink dropped unwritten (the run failed) removes the file if
+    /// opening it created it.
+    fn drop(&mut self) {
+        if let (true, Some(path)) = (self.created, &self.path) {
+            let _ = std::fs::remove_file(path);
+        }
+    }
+}
+
+/// Writes to standard output; a closed pipe is [`WriteError::Closed`].
+pub fn write_stdout(bytes: &[u8]) -> Result<(), WriteError> {
+    let mut out = std::io::stdout().lock();
+    match out.write_all(bytes).and_then(|()| out.flush()) {
+        Ok(()) => Ok(()),
+        Err(e) if e.kind() == ErrorKind::BrokenPipe => Err(WriteError::Closed),
+        Err(e) => Err(WriteError::Failed(format!(
+            "cannot write to standard output: {e}"
+        ))),
+    }
+}
+
+/// Writes a line to standard error; errors there have nowhere to go.
+pub fn say(line: &str) {
+    let mut err = std::io::stderr().lock();
+    let _ = err.write_all(line.as_bytes());
+    let _ = err.write_all(b"\n");
+}

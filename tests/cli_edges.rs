@@ -1,0 +1,456 @@
+//! The command line's edges, run on the built binary: help and version,
+//! unknown flags, every flag of the C++ reference in every boolean form,
+//! pipes closed early, signals, outputs checked before the solve, stdin,
+//! the JSON figures, completions and the man page.
+
+use std::io::{BufRead, BufReader, Read};
+use std::path::PathBuf;
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+use minimalloc::{csv, validate, Solution};
+
+fn bin() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_minimalloc"))
+}
+
+fn repo(path: &str) -> String {
+    format!("{}/{path}", env!("CARGO_MANIFEST_DIR"))
+}
+
+fn temp(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("minimalloc-edges-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir.join(name)
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+fn run(args: &[&str]) -> Output {
+    bin().args(args).output().unwrap()
+}
+
+/// Checks a CSV the CLI wrote (input columns plus offset) against the
+/// input it was given.
+fn assert_valid(input: &str, written: &str, capacity: i64) {
+    let (problem, _) = csv::read(&std::fs::read_to_string(input).unwrap(), capacity).unwrap();
+    let (placed, _) = csv::read(written, i64::MAX).unwrap();
+    let offsets = placed.buffers().iter().map(|b| b.offset.unwrap()).collect();
+    validate(&problem, &Solution { offsets }).unwrap();
+}
+
+/// A generated instance of `n` buffers, made once per name.
+fn generated(n: usize, name: &str) -> String {
+    let path = temp(name);
+    if !path.exists() {
+        let o = run(&[
+            "gen",
+            &format!("--buffers={n}"),
+            &format!("--output={}", path.display()),
+        ]);
+        assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    }
+    path.display().to_string()
+}
+
+#[test]
+fn version_and_help() {
+    for flag in ["--version", "-V"] {
+        let o = run(&[flag]);
+        assert_eq!(o.status.code(), Some(0));
+        assert_eq!(
+            text(&o.stdout),
+            format!("minimalloc {}\n", env!("CARGO_PKG_VERSION"))
+        );
+    }
+    for flag in ["-h", "--help"] {
+        let o = run(&[flag]);
+        assert_eq!(o.status.code(), Some(0));
+        let out = text(&o.stdout);
+        for part in [
+            "Usage: minimalloc",
+            "--capacity",
+            "--canonical_only",
+            "gen",
+            "Exit codes",
+        ] {
+            assert!(out.contains(part), "{flag}: no {part:?} in\n{out}");
+        }
+    }
+    let o = run(&["gen", "--help"]);
+    assert_eq!(o.status.code(), Some(0));
+    assert!(text(&o.stdout).contains("--buffers <N>"));
+}
+
+#[test]
+fn unknown_flags_get_a_suggestion_and_exit_1() {
+    for (typo, meant) in [
+        ("--minimise", "--minimize"),
+        ("--stat", "--stats"),
+        ("--canonical-onl", "--canonical_only"),
+    ] {
+        let o = run(&[typo, "--input=x.csv"]);
+        assert_eq!(o.status.code(), Some(1), "{typo}");
+        let err = text(&o.stderr);
+        assert!(
+            err.contains(&format!("unexpected argument '{typo}'")) && err.contains(meant),
+            "{typo}: {err}"
+        );
+        assert!(!err.contains("panicked"));
+    }
+}
+
+#[test]
+fn every_reference_flag_in_every_boolean_form() {
+    let paper = repo("benchmarks/examples/paper.12.csv");
+    let switches = [
+        "validate",
+        "canonical_only",
+        "section_inference",
+        "dynamic_ordering",
+        "check_dominance",
+        "unallocated_floor",
+        "static_preordering",
+        "dynamic_decomposition",
+        "monotonic_floor",
+        "hatless_pruning",
+    ];
+    for name in switches {
+        for form in [
+            format!("--{name}"),
+            format!("--{name}=true"),
+            format!("--{name}=false"),
+            format!("--{name}=1"),
+            format!("--{name}=0"),
+            format!("--{name}=yes"),
+            format!("--no{name}"),
+            format!("-{name}"),
+            format!("-{name}=false"),
+        ] {
+            // The exact search alone, so that its switches decide.
+            let o = run(&[
+                "--exact",
+                "--capacity=12",
+                &format!("--input={paper}"),
+                &form,
+            ]);
+            assert_eq!(o.status.code(), Some(0), "{form}: {}", text(&o.stderr));
+            assert_valid(&paper, &text(&o.stdout), 12);
+            let validated = text(&o.stderr).lines().next().unwrap().ends_with("PASS");
+            let on = !(form.ends_with("=false") || form.ends_with("=0") || form.contains("-no"));
+            if name == "validate" {
+                assert_eq!(validated, on, "{form}");
+            }
+        }
+        let o = run(&[
+            "--capacity=12",
+            &format!("--input={paper}"),
+            &format!("--{name}=maybe"),
+        ]);
+        assert_eq!(o.status.code(), Some(1), "{name}=maybe");
+    }
+    // Still exact with every rule off: 11 stays infeasible.
+    let mut all_off: Vec<String> = switches[1..]
+        .iter()
+        .map(|n| format!("--{n}=false"))
+        .collect();
+    all_off.extend([
+        "--exact".into(),
+        "--capacity=11".into(),
+        format!("--input={paper}"),
+    ]);
+    let o = bin().args(&all_off).output().unwrap();
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o.stderr));
+
+    for list in ["WAT,TAW,TWA", "TWA", "AWT,,TAW"] {
+        let o = run(&[
+            "--exact",
+            "--capacity=12",
+            &format!("--input={paper}"),
+            &format!("--preordering_heuristics={list}"),
+        ]);
+        assert_eq!(o.status.code(), Some(0), "{list}: {}", text(&o.stderr));
+    }
+    let o = run(&[
+        "--capacity=12",
+        &format!("--input={paper}"),
+        "--preordering_heuristics=WAX",
+    ]);
+    assert_eq!(o.status.code(), Some(1));
+    // --print_solution: the LaTeX picture on stdout, the CSV in --output.
+    let out = temp("paper.latex.csv");
+    let o = run(&[
+        "--capacity=12",
+        &format!("--input={paper}"),
+        &format!("--output={}", out.display()),
+        "--print_solution",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    let picture = text(&o.stdout);
+    assert!(
+        picture.starts_with("\\documentclass[tikz]{standalone}"),
+        "{picture}"
+    );
+    assert_eq!(picture.matches("rectangle").count(), 5 + 1, "{picture}");
+    assert_valid(&paper, &std::fs::read_to_string(&out).unwrap(), 12);
+    // Without --output both would go to stdout: refused before solving.
+    let o = run(&[
+        "--capacity=12",
+        &format!("--input={paper}"),
+        "--print_solution",
+    ]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(text(&o.stderr).contains("give --output"));
+}
+
+#[test]
+fn durations_as_the_reference_writes_them() {
+    let paper = repo("benchmarks/examples/paper.12.csv");
+    for timeout in ["1m30s", "60s", "1.5h", "500ms", "inf", "0"] {
+        let o = run(&[
+            "--capacity=12",
+            &format!("--input={paper}"),
+            &format!("--timeout={timeout}"),
+        ]);
+        assert_eq!(o.status.code(), Some(0), "{timeout}: {}", text(&o.stderr));
+    }
+    let o = run(&[
+        "--capacity=12",
+        &format!("--input={paper}"),
+        "--timeout=5 parsecs",
+    ]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(text(&o.stderr).contains("bad duration"));
+}
+
+/// Runs `args` with stdout piped, reads one line and closes the pipe, as
+/// `| head -1` does; returns the exit code and stderr.
+fn head_one(args: &[&str]) -> (Option<i32>, String) {
+    let mut child = bin()
+        .args(args)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut first = String::new();
+    BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut first)
+        .unwrap();
+    assert!(first.starts_with("id,"), "{first}");
+    // The reader is gone: the next writes hit a closed pipe.
+    let mut err = String::new();
+    child
+        .stderr
+        .take()
+        .unwrap()
+        .read_to_string(&mut err)
+        .unwrap();
+    (child.wait().unwrap().code(), err)
+}
+
+#[test]
+fn a_closed_stdout_ends_quietly() {
+    let (code, err) = head_one(&["gen", "--buffers=300000"]);
+    assert_eq!(code, Some(0), "{err}");
+    assert_eq!(err, "");
+    let input = generated(100_000, "g100k.csv");
+    let (code, err) = head_one(&[
+        "--minimize",
+        &format!("--input={input}"),
+        "--timeout=2s",
+        "--quiet",
+    ]);
+    assert_eq!(code, Some(0), "{err}");
+    assert!(
+        !err.contains("panicked") && !err.contains("Broken pipe"),
+        "{err}"
+    );
+}
+
+#[test]
+fn sigint_writes_the_best_placement_and_exits_130() {
+    let input = generated(100_000, "g100k-int.csv");
+    let out = temp("g100k.int.out.csv");
+    let mut child = bin()
+        .args([
+            "--minimize",
+            &format!("--input={input}"),
+            &format!("--output={}", out.display()),
+            "--timeout=10m",
+        ])
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // The progress line comes once the solve runs (after a second): the
+    // signal handlers are in place by then.
+    let mut err = BufReader::new(child.stderr.take().unwrap());
+    let mut line = String::new();
+    loop {
+        line.clear();
+        assert!(err.read_line(&mut line).unwrap() > 0, "stderr ended early");
+        if line.contains("minimising") {
+            break;
+        }
+    }
+    let sent = Instant::now();
+    let kill = Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(kill.success());
+    let mut rest = String::new();
+    err.read_to_string(&mut rest).unwrap();
+    let status = child.wait().unwrap();
+    assert_eq!(status.code(), Some(130), "{rest}");
+    // Stopped in about the time a solve takes to notice, not at the timeout.
+    assert!(sent.elapsed() < Duration::from_secs(120));
+    assert!(
+        rest.contains("interrupted: wrote the best placement found"),
+        "{rest}"
+    );
+    assert_valid(&input, &std::fs::read_to_string(&out).unwrap(), i64::MAX);
+}
+
+#[test]
+fn a_bad_output_fails_before_the_input_is_solved() {
+    let input = generated(100_000, "g100k-out.csv");
+    let start = Instant::now();
+    let o = run(&[
+        "--minimize",
+        &format!("--input={input}"),
+        "--output=/nonexistent/dir/x.csv",
+        "--timeout=60s",
+    ]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        text(&o.stderr).starts_with("minimalloc: cannot write /nonexistent/dir/x.csv"),
+        "{}",
+        text(&o.stderr)
+    );
+    // The 60 s solve never started (a generous bound for a slow machine).
+    assert!(start.elapsed() < Duration::from_secs(10));
+    // A failed run leaves no empty file behind.
+    let out = temp("never.csv");
+    let o = run(&[
+        "--capacity=11",
+        &format!("--input={}", repo("benchmarks/examples/paper.12.csv")),
+        &format!("--output={}", out.display()),
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(!out.exists());
+}
+
+#[test]
+fn input_from_stdin_and_figures_as_json() {
+    let paper = repo("benchmarks/examples/paper.12.csv");
+    let mut child = bin()
+        .args(["--capacity=12", "--input=-", "--json"])
+        .stdin(std::fs::File::open(&paper).unwrap())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut out = String::new();
+    child
+        .stdout
+        .take()
+        .unwrap()
+        .read_to_string(&mut out)
+        .unwrap();
+    let mut err = String::new();
+    child
+        .stderr
+        .take()
+        .unwrap()
+        .read_to_string(&mut err)
+        .unwrap();
+    assert_eq!(child.wait().unwrap().code(), Some(0), "{err}");
+    assert_valid(&paper, &out, 12);
+    // stderr holds the one object and nothing else.
+    assert_eq!(err.lines().count(), 1, "{err}");
+    let json: serde_json::Value = serde_json::from_str(&err).unwrap();
+    assert_eq!(json["buffers"], 5);
+    assert_eq!(json["max_load"], 12);
+    assert_eq!(json["height"], 12);
+    assert_eq!(json["lower_bound"], 12);
+    assert_eq!(json["optimal"], true);
+    assert_eq!(json["status"], "solved");
+    assert!(json["source"].is_string());
+    assert!(json["nodes"].is_u64() && json["time_s"].is_f64());
+    assert!(json["stop_reason"].is_null());
+    // Infeasible: the object, then the verdict.
+    let o = run(&[
+        "--capacity=11",
+        &format!("--input={paper}"),
+        "--json",
+        "--exact",
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    let err = text(&o.stderr);
+    let json: serde_json::Value = serde_json::from_str(err.lines().next().unwrap()).unwrap();
+    assert_eq!(json["status"], "infeasible");
+    assert!(json["height"].is_null());
+    // Stopped by the timeout.
+    let o = run(&[
+        "--minimize",
+        &format!("--input={}", repo("benchmarks/challenging/D.1048576.csv")),
+        "--timeout=300ms",
+        "--json",
+    ]);
+    assert_eq!(o.status.code(), Some(0));
+    let json: serde_json::Value = serde_json::from_str(text(&o.stderr).trim()).unwrap();
+    assert_eq!(json["stop_reason"], "timeout");
+    // --stats in words.
+    let o = run(&["--capacity=12", &format!("--input={paper}"), "--stats"]);
+    let err = text(&o.stderr);
+    assert!(err.contains("stopped        no (ran to the end)"), "{err}");
+    assert!(!err.contains("TimedOut") && !err.contains("Some("), "{err}");
+}
+
+#[test]
+fn completions_and_man_page() {
+    for shell in ["bash", "zsh", "fish"] {
+        let o = run(&["completions", shell]);
+        assert_eq!(o.status.code(), Some(0), "{shell}");
+        let script = text(&o.stdout);
+        assert!(
+            script.contains("minimalloc") && script.contains("canonical_only"),
+            "{shell}"
+        );
+    }
+    let o = run(&["completions", "tcsh"]);
+    assert_eq!(o.status.code(), Some(1));
+    let o = run(&["man"]);
+    assert_eq!(o.status.code(), Some(0));
+    let page = text(&o.stdout);
+    assert!(page.contains(".TH minimalloc 1"), "{page}");
+    assert!(page.contains("section_inference"));
+}
+
+/// The reference's flags over the challenging suite, by the script users
+/// would write for the reference (scripts/run_like_reference.sh).
+#[test]
+fn reference_script_runs_unchanged() {
+    let o = Command::new("bash")
+        .arg(repo("scripts/run_like_reference.sh"))
+        .arg(env!("CARGO_BIN_EXE_minimalloc"))
+        .arg(repo("benchmarks/challenging"))
+        .output()
+        .unwrap();
+    let out = text(&o.stdout);
+    assert_eq!(o.status.code(), Some(0), "{out}{}", text(&o.stderr));
+    let files = std::fs::read_dir(repo("benchmarks/challenging"))
+        .unwrap()
+        .filter(|e| {
+            e.as_ref()
+                .unwrap()
+                .path()
+                .extension()
+                .is_some_and(|x| x == "csv")
+        })
+        .count();
+    assert!(files >= 10);
+    assert_eq!(out.matches(" PASS\n").count(), files, "{out}");
+}
