@@ -1,0 +1,556 @@
+"""The Python face of the minimalloc C library.
+
+Every call goes through the C ABI declared in include/minimalloc.h (cffi
+wraps it; cffi releases the GIL for the length of each C call). Arrays go
+in and out as numpy int64 buffers, without copies when they already are.
+"""
+
+from __future__ import annotations
+
+import enum
+import math
+import threading
+from dataclasses import dataclass
+from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple, Union
+
+import numpy as np
+import numpy.typing as npt
+
+from ._native import ffi, lib
+
+INT64_MAX = (1 << 63) - 1
+
+ArrayLike = Union[Sequence[int], npt.NDArray[np.integer], Iterable[int]]
+
+
+class Status(enum.Enum):
+    """How a solve ended."""
+
+    SOLVED = "solved"
+    """Every buffer has an offset (below the capacity, or as low as found)."""
+    INFEASIBLE = "infeasible"
+    """Proven: no placement fits the capacity."""
+    TIMED_OUT = "timed out"
+    """The timeout passed before any placement was found."""
+    CANCELLED = "cancelled"
+    """The solve was cancelled before any placement was found."""
+    NOT_FOUND = "not found"
+    """No placement found and no proof that none exists."""
+
+
+_STATUS = {
+    lib.MINIMALLOC_STATUS_OK: Status.SOLVED,
+    lib.MINIMALLOC_STATUS_INFEASIBLE: Status.INFEASIBLE,
+    lib.MINIMALLOC_STATUS_TIMEOUT: Status.TIMED_OUT,
+    lib.MINIMALLOC_STATUS_CANCELLED: Status.CANCELLED,
+    lib.MINIMALLOC_STATUS_NOT_FOUND: Status.NOT_FOUND,
+}
+
+_LIFETIMES = {
+    "half-open": lib.MINIMALLOC_LIFETIME_HALF_OPEN,
+    "inclusive": lib.MINIMALLOC_LIFETIME_INCLUSIVE,
+    "exclusive": lib.MINIMALLOC_LIFETIME_EXCLUSIVE,
+}
+
+_STRATEGIES = {
+    "auto": lib.MINIMALLOC_STRATEGY_AUTO,
+    "exact": lib.MINIMALLOC_STRATEGY_EXACT,
+    "skyline": lib.MINIMALLOC_STRATEGY_SKYLINE,
+    "first-fit": lib.MINIMALLOC_STRATEGY_FIRST_FIT,
+    "best-fit": lib.MINIMALLOC_STRATEGY_BEST_FIT,
+    "big-rocks": lib.MINIMALLOC_STRATEGY_BIG_ROCKS,
+    "online": lib.MINIMALLOC_STRATEGY_ONLINE,
+    "layered": lib.MINIMALLOC_STRATEGY_LAYERED,
+}
+
+
+class MinimallocError(Exception):
+    """Something the library refused or could not do."""
+
+
+class InvalidInputError(MinimallocError, ValueError):
+    """A buffer, a field or an option is invalid; the message says which and why."""
+
+
+class UnsupportedError(MinimallocError):
+    """The library was built without what was asked for."""
+
+
+class PlacementError(MinimallocError):
+    """Raised by ``check=True`` when a solve ends without a placement.
+
+    ``result`` holds the :class:`Result` (its status says why).
+    """
+
+    def __init__(self, result: "Result") -> None:
+        super().__init__(result.message or result.status.value)
+        self.result = result
+
+
+@dataclass(frozen=True)
+class Result:
+    """What a solve found.
+
+    ``offsets`` holds one offset per buffer, in the order they were given,
+    with ``base`` added; it is ``None`` unless ``status`` is SOLVED.
+    """
+
+    status: Status
+    offsets: Optional[npt.NDArray[np.int64]]
+    height: Optional[int]
+    """The highest offset + size, without the base (None without a placement)."""
+    lower_bound: int
+    """Proven: no placement is lower (the max load, or more)."""
+    optimal: bool
+    """The height equals the lower bound."""
+    nodes: int
+    """Exact-search nodes visited."""
+    elapsed: float
+    """Seconds the library spent solving."""
+    message: str
+    """Why there is no placement ("" if there is one)."""
+
+    @property
+    def solved(self) -> bool:
+        return self.status is Status.SOLVED
+
+
+class CancelToken:
+    """Stops the solves given it, from any thread: ``token.cancel()``.
+
+    A solve started after ``cancel()`` stops at once; ``reset()`` allows
+    new ones. A solve stopped this way returns its best placement when
+    minimising, or status CANCELLED.
+    """
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._cancelled = False
+        self._running: List[object] = []
+
+    def cancel(self) -> None:
+        with self._lock:
+            self._cancelled = True
+            for options in self._running:
+                lib.minimalloc_options_cancel(options)
+
+    def reset(self) -> None:
+        with self._lock:
+            self._cancelled = False
+
+    @property
+    def cancelled(self) -> bool:
+        return self._cancelled
+
+    def _attach(self, options: object) -> None:
+        with self._lock:
+            self._running.append(options)
+            if self._cancelled:
+                lib.minimalloc_options_cancel(options)
+
+    def _detach(self, options: object) -> None:
+        with self._lock:
+            self._running.remove(options)
+
+
+def _text(pointer: object) -> str:
+    if pointer == ffi.NULL:
+        return ""
+    return str(ffi.string(pointer).decode("utf-8", "replace"))
+
+
+def _check(status: int, message: str) -> None:
+    """Raises the exception for a failed setup call."""
+    if status == lib.MINIMALLOC_STATUS_OK:
+        return
+    if status == lib.MINIMALLOC_STATUS_INVALID_ARGUMENT:
+        raise InvalidInputError(message)
+    if status == lib.MINIMALLOC_STATUS_UNSUPPORTED:
+        raise UnsupportedError(message)
+    raise MinimallocError(message or _text(lib.minimalloc_status_str(status)))
+
+
+def _int64_array(name: str, values: ArrayLike, length: Optional[int] = None) -> npt.NDArray[np.int64]:
+    """``values`` as a contiguous int64 array, refusing what would change a value."""
+    if not isinstance(values, (np.ndarray, list, tuple)) and not hasattr(values, "__array__"):
+        values = list(values)  # ranges, generators, iterators
+    array = np.asarray(values)
+    if array.ndim != 1:
+        raise InvalidInputError(f"{name} must be one-dimensional, got {array.ndim} dimensions")
+    if length is not None and array.shape[0] != length:
+        raise InvalidInputError(f"{name} has {array.shape[0]} values, lower has {length}")
+    kind = array.dtype.kind
+    if array.size == 0:
+        return np.zeros(0, dtype=np.int64)
+    if kind == "u" and array.dtype.itemsize >= 8 and int(array.max()) > INT64_MAX:
+        raise InvalidInputError(f"{name}: {int(array.max())} does not fit in 64 bits")
+    if kind in "iub":
+        return np.ascontiguousarray(array, dtype=np.int64)
+    if kind == "f":
+        if not np.all(np.isfinite(array)) or not np.all(array == np.trunc(array)):
+            bad = int(np.flatnonzero(~np.isfinite(array) | (array != np.trunc(array)))[0])
+            raise InvalidInputError(f"{name}[{bad}] = {array[bad].item()!r} is not an integer")
+        if np.any(np.abs(array) >= 2.0**63):
+            raise InvalidInputError(f"{name}: a value does not fit in 64 bits")
+        return np.ascontiguousarray(array, dtype=np.int64)
+    if kind == "O":
+        try:
+            return np.array([int(v) for v in array], dtype=np.int64)
+        except OverflowError:
+            raise InvalidInputError(f"{name}: a value does not fit in 64 bits") from None
+        except (TypeError, ValueError) as e:
+            raise InvalidInputError(f"{name}: {e}") from None
+    raise InvalidInputError(f"{name} must hold integers, got {array.dtype}")
+
+
+def _int64(name: str, value: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+        raise InvalidInputError(f"{name} must be an integer, got {value!r}")
+    value = int(value)
+    if not -(1 << 63) <= value <= INT64_MAX:
+        raise InvalidInputError(f"{name}: {value} does not fit in 64 bits")
+    return value
+
+
+def _timeout_ms(timeout: Optional[float]) -> int:
+    """Seconds as the library's milliseconds; None and 0 mean no timeout."""
+    if timeout is None:
+        return 0
+    if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or math.isnan(timeout):
+        raise InvalidInputError(f"timeout must be a number of seconds, got {timeout!r}")
+    if timeout < 0:
+        raise InvalidInputError(f"timeout must not be negative, got {timeout}")
+    if timeout == 0 or math.isinf(timeout):
+        return 0
+    return max(1, math.ceil(timeout * 1000))
+
+
+class Problem:
+    """Buffers to place and the capacity they must fit below.
+
+    Build it buffer by buffer (:meth:`add`) or from arrays
+    (:meth:`add_many`); give buffers gaps, windows, fixed offsets or
+    hints; then :meth:`solve`. ``capacity=None`` means no upper bound,
+    which only minimising accepts. Lifetimes are half-open ``[lower,
+    upper)`` unless ``lifetime`` is "inclusive" ``[lower, upper]`` or
+    "exclusive" ``(lower, upper)``.
+    """
+
+    def __init__(self, capacity: Optional[int] = None, *, lifetime: str = "half-open") -> None:
+        if lifetime not in _LIFETIMES:
+            raise InvalidInputError(
+                f"lifetime must be one of {', '.join(_LIFETIMES)}, got {lifetime!r}"
+            )
+        self.capacity: Optional[int] = None if capacity is None else _int64("capacity", capacity)
+        handle = lib.minimalloc_problem_new(INT64_MAX if capacity is None else self.capacity)
+        if handle == ffi.NULL:
+            raise InvalidInputError(_text(lib.minimalloc_last_error()))
+        self._handle = ffi.gc(handle, lib.minimalloc_problem_free)
+        self._solving = 0
+        self._lock = threading.Lock()
+        self.ids: List[str] = []
+        """An id per buffer (as read from CSV; otherwise its index)."""
+        self.lifetime = lifetime
+        # The values as given, for writing the problem back as CSV.
+        self._chunks: List[Tuple[np.ndarray, np.ndarray, np.ndarray, Optional[np.ndarray]]] = []
+        self._gaps: Dict[int, List[Tuple[int, int, Optional[Tuple[int, int]]]]] = {}
+        self._fixed: Dict[int, int] = {}
+        self._hints: Dict[int, int] = {}
+        _check(
+            lib.minimalloc_problem_set_lifetime(self._handle, _LIFETIMES[lifetime]),
+            self._error(),
+        )
+
+    def _error(self) -> str:
+        return _text(lib.minimalloc_problem_last_error(self._handle))
+
+    def _change(self) -> None:
+        if self._solving:
+            raise MinimallocError("a problem cannot change while it is being solved")
+
+    def __len__(self) -> int:
+        return int(lib.minimalloc_problem_len(self._handle))
+
+    def __repr__(self) -> str:
+        return f"Problem(capacity={self.capacity}, buffers={len(self)})"
+
+    def add(self, lower: int, upper: int, size: int, alignment: int = 1, *, id: Optional[str] = None) -> int:
+        """Adds one buffer alive during its lifetime; returns its index."""
+        return self.add_many([lower], [upper], [size], [alignment], ids=None if id is None else [id]).start
+
+    def add_many(
+        self,
+        lower: ArrayLike,
+        upper: ArrayLike,
+        size: ArrayLike,
+        alignment: Optional[ArrayLike] = None,
+        *,
+        ids: Optional[Sequence[str]] = None,
+    ) -> range:
+        """Adds buffers from arrays, all or none; returns their indices."""
+        self._change()
+        lo = _int64_array("lower", lower)
+        n = lo.shape[0]
+        hi = _int64_array("upper", upper, n)
+        sz = _int64_array("size", size, n)
+        al = None if alignment is None else _int64_array("alignment", alignment, n)
+        if ids is not None and len(ids) != n:
+            raise InvalidInputError(f"ids has {len(ids)} values, lower has {n}")
+        first = ffi.new("size_t *")
+        status = lib.minimalloc_problem_add_buffers(
+            self._handle,
+            ffi.from_buffer("int64_t[]", lo),
+            ffi.from_buffer("int64_t[]", hi),
+            ffi.from_buffer("int64_t[]", sz),
+            ffi.NULL if al is None else ffi.from_buffer("int64_t[]", al),
+            n,
+            first,
+        )
+        _check(status, self._error())
+        self._chunks.append((lo, hi, sz, al))
+        start = int(first[0])
+        self.ids.extend(str(i) for i in (ids if ids is not None else range(start, start + n)))
+        return range(start, start + n)
+
+    def add_gap(self, index: int, lower: int, upper: int, window: Optional[Tuple[int, int]] = None) -> None:
+        """Gives buffer ``index`` a gap: a stretch of its lifetime where its
+        memory is free for others, or where only the bytes ``window =
+        (lower, upper)`` of it (relative to its offset) stay in use."""
+        self._change()
+        index = self._index(index)
+        if window is None:
+            status = lib.minimalloc_problem_add_gap(self._handle, index, _int64("lower", lower), _int64("upper", upper))
+        else:
+            wl, wu = window
+            status = lib.minimalloc_problem_add_gap_window(
+                self._handle, index, _int64("lower", lower), _int64("upper", upper),
+                _int64("window lower", wl), _int64("window upper", wu),
+            )
+        _check(status, self._error())
+        self._gaps.setdefault(index, []).append((int(lower), int(upper), window))
+
+    def fix(self, index: int, offset: Optional[int]) -> None:
+        """Fixes buffer ``index`` at ``offset`` (None releases it)."""
+        self._change()
+        value = -1 if offset is None else _int64("offset", offset)
+        if offset is not None and value < 0:
+            raise InvalidInputError(f"offset must not be negative, got {value}")
+        index = self._index(index)
+        _check(lib.minimalloc_problem_set_offset(self._handle, index, value), self._error())
+        if offset is None:
+            self._fixed.pop(index, None)
+        else:
+            self._fixed[index] = value
+
+    def hint(self, index: int, offset: Optional[int]) -> None:
+        """Gives buffer ``index`` an offset to try first (None removes it)."""
+        self._change()
+        value = -1 if offset is None else _int64("hint", offset)
+        if offset is not None and value < 0:
+            raise InvalidInputError(f"hint must not be negative, got {value}")
+        index = self._index(index)
+        _check(lib.minimalloc_problem_set_hint(self._handle, index, value), self._error())
+        if offset is None:
+            self._hints.pop(index, None)
+        else:
+            self._hints[index] = value
+
+    def columns(self) -> Tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """lower, upper, size and alignment of every buffer, as given."""
+        n = len(self)
+        if not self._chunks:
+            empty = np.zeros(0, dtype=np.int64)
+            return empty, empty, empty, empty
+        lo = np.concatenate([c[0] for c in self._chunks])
+        hi = np.concatenate([c[1] for c in self._chunks])
+        sz = np.concatenate([c[2] for c in self._chunks])
+        al = np.concatenate([np.ones(len(c[0]), np.int64) if c[3] is None else c[3] for c in self._chunks])
+        assert lo.shape[0] == n
+        return lo, hi, sz, al
+
+    def _index(self, index: int) -> int:
+        index = _int64("index", index)
+        if index < 0:
+            raise InvalidInputError(f"buffer {index} does not exist (the problem has {len(self)} buffers)")
+        return index
+
+    def solve(
+        self,
+        *,
+        minimize: bool = False,
+        timeout: Optional[float] = None,
+        seed: Optional[int] = None,
+        threads: Optional[int] = None,
+        base: int = 0,
+        strategy: str = "auto",
+        restarts: Optional[int] = None,
+        cancel: Optional[CancelToken] = None,
+        check: bool = False,
+    ) -> Result:
+        """Places every buffer; see :func:`minimalloc.plan` for the options."""
+        if not minimize and self.capacity is None:
+            raise InvalidInputError("capacity is required unless minimize=True")
+        if strategy not in _STRATEGIES:
+            raise InvalidInputError(f"strategy must be one of {', '.join(_STRATEGIES)}, got {strategy!r}")
+        options = ffi.gc(lib.minimalloc_options_new(), lib.minimalloc_options_free)
+        if options == ffi.NULL:
+            raise MemoryError("minimalloc_options_new failed")
+
+        def setting(status: int) -> None:
+            _check(status, _text(lib.minimalloc_options_last_error(options)))
+
+        objective = lib.MINIMALLOC_OBJECTIVE_MINIMIZE if minimize else lib.MINIMALLOC_OBJECTIVE_FIT
+        setting(lib.minimalloc_options_set_objective(options, objective))
+        setting(lib.minimalloc_options_set_strategy(options, _STRATEGIES[strategy]))
+        setting(lib.minimalloc_options_set_timeout_ms(options, _timeout_ms(timeout)))
+        if seed is not None:
+            seed = _int64("seed", seed)
+            setting(lib.minimalloc_options_set_seed(options, seed & ((1 << 64) - 1)))
+        if threads is not None:
+            threads = _int64("threads", threads)
+            if not 0 <= threads < (1 << 32):
+                raise InvalidInputError(f"threads must be 0 (every core) or more, got {threads}")
+            setting(lib.minimalloc_options_set_threads(options, threads))
+        if restarts is not None:
+            restarts = _int64("restarts", restarts)
+            if restarts < 0:
+                raise InvalidInputError(f"restarts must not be negative, got {restarts}")
+            setting(lib.minimalloc_options_set_restarts(options, restarts))
+        setting(lib.minimalloc_options_set_base(options, _int64("base", base)))
+
+        out = ffi.new("minimalloc_solution **")
+        with self._lock:
+            self._solving += 1
+        if cancel is not None:
+            cancel._attach(options)
+        try:
+            status = _solve_interruptibly(self._handle, options, out)
+        finally:
+            if cancel is not None:
+                cancel._detach(options)
+            with self._lock:
+                self._solving -= 1
+        message = _text(lib.minimalloc_options_last_error(options))
+        if status not in _STATUS:
+            _check(status, message)
+        offsets = None
+        height = None
+        if status == lib.MINIMALLOC_STATUS_OK:
+            solution = ffi.gc(out[0], lib.minimalloc_solution_free)
+            n = int(lib.minimalloc_solution_len(solution))
+            offsets = np.empty(n, dtype=np.int64)
+            if n:
+                _check(
+                    lib.minimalloc_solution_offsets(
+                        solution, ffi.from_buffer("int64_t[]", offsets, require_writable=True), n
+                    ),
+                    _text(lib.minimalloc_last_error()),
+                )
+            height = int(lib.minimalloc_solution_height(solution))
+        result = Result(
+            status=_STATUS[status],
+            offsets=offsets,
+            height=height,
+            lower_bound=int(lib.minimalloc_options_lower_bound(options)),
+            optimal=bool(lib.minimalloc_options_optimal(options)),
+            nodes=int(lib.minimalloc_options_nodes(options)),
+            elapsed=int(lib.minimalloc_options_elapsed_us(options)) / 1e6,
+            message=message,
+        )
+        if check and not result.solved:
+            raise PlacementError(result)
+        return result
+
+
+def _solve_interruptibly(problem: Any, options: Any, out: Any) -> int:
+    """Runs the C solve. In the main thread it runs on a helper thread, so
+    that Ctrl-C (KeyboardInterrupt) reaches Python at once: it cancels the
+    solve through the options' flag, waits for it to stop, and re-raises."""
+    if threading.current_thread() is not threading.main_thread():
+        return int(lib.minimalloc_solve_with(problem, options, out))
+    box: List[int] = []
+    failure: List[BaseException] = []
+
+    def work() -> None:
+        try:
+            box.append(int(lib.minimalloc_solve_with(problem, options, out)))
+        except BaseException as e:  # pragma: no cover - cffi does not raise here
+            failure.append(e)
+
+    worker = threading.Thread(target=work, name="minimalloc-solve", daemon=True)
+    worker.start()
+    try:
+        while worker.is_alive():
+            worker.join(0.05)
+    except KeyboardInterrupt:
+        lib.minimalloc_options_cancel(options)
+        worker.join()
+        if box and box[0] == lib.MINIMALLOC_STATUS_OK:
+            lib.minimalloc_solution_free(out[0])
+        raise
+    if failure:
+        raise failure[0]
+    return box[0]
+
+
+def plan(
+    lower: ArrayLike,
+    upper: ArrayLike,
+    size: ArrayLike,
+    capacity: Optional[int] = None,
+    *,
+    alignment: Optional[ArrayLike] = None,
+    minimize: bool = False,
+    timeout: Optional[float] = None,
+    seed: Optional[int] = None,
+    threads: Optional[int] = None,
+    lifetime: str = "half-open",
+    base: int = 0,
+    strategy: str = "auto",
+    restarts: Optional[int] = None,
+    cancel: Optional[CancelToken] = None,
+    check: bool = False,
+) -> Result:
+    """Places buffers so that buffers alive at the same time never overlap.
+
+    Buffer ``i`` is alive during ``[lower[i], upper[i])`` (or as
+    ``lifetime`` says) and takes ``size[i]`` bytes at an offset that is a
+    multiple of ``alignment[i]`` (1 if not given). Sequences and numpy
+    arrays are taken; values must be integers that fit in 64 bits.
+
+    - Fit (the default): every buffer below ``capacity``, or a proof that
+      none fits (status INFEASIBLE).
+    - ``minimize=True``: the lowest height found within ``timeout``, with
+      a proven lower bound; ``capacity`` is then an optional upper bound.
+
+    ``timeout`` is in seconds (None or 0: no timeout). ``seed`` makes the
+    improving restarts reproducible; ``threads`` is how many threads they
+    may use (default 1, 0 for every core); ``base`` is added to every
+    offset; ``strategy`` is "auto", "exact" or one heuristic ("online",
+    "skyline", "first-fit", "best-fit", "big-rocks", "layered");
+    ``cancel`` stops the solve from another thread. Ctrl-C cancels too and
+    raises KeyboardInterrupt.
+
+    Invalid input raises :class:`InvalidInputError` naming the buffer, the
+    field and why. A solve without a placement (infeasible, timed out,
+    cancelled) is a :class:`Result`, unless ``check=True``, which raises
+    :class:`PlacementError`.
+    """
+    problem = Problem(capacity, lifetime=lifetime)
+    problem.add_many(lower, upper, size, alignment)
+    return problem.solve(
+        minimize=minimize,
+        timeout=timeout,
+        seed=seed,
+        threads=threads,
+        base=base,
+        strategy=strategy,
+        restarts=restarts,
+        cancel=cancel,
+        check=check,
+    )
+
+
+def version() -> str:
+    """The version of the C library."""
+    return _text(lib.minimalloc_version())

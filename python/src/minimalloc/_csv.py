@@ -1,0 +1,171 @@
+"""The reference CSV format, as the minimalloc command reads and writes it.
+
+Columns ``id,lower,upper,size[,alignment][,hint][,gaps][,offset]`` in any
+order, with the aliases ``start``/``begin`` (lower), ``buffer``/
+``buffer_id`` (id) and ``end`` (an inclusive upper: upper = end + 1).
+Gaps are space-separated ``lower-upper`` or
+``lower-upper@window_lower:window_upper``.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import os
+from typing import Dict, List, Optional, TextIO, Union
+
+from ._api import InvalidInputError, Problem, Result
+
+PathOrFile = Union[str, "os.PathLike[str]", TextIO]
+
+_ALIASES = {
+    "id": "id",
+    "buffer": "id",
+    "buffer_id": "id",
+    "lower": "lower",
+    "start": "lower",
+    "begin": "lower",
+    "upper": "upper",
+    "end": "end",
+    "size": "size",
+    "alignment": "alignment",
+    "hint": "hint",
+    "gaps": "gaps",
+    "offset": "offset",
+}
+
+
+def _open_text(source: PathOrFile) -> TextIO:
+    if isinstance(source, (str, os.PathLike)):
+        return open(source, newline="", encoding="utf-8")
+    return source
+
+
+def read_csv(source: PathOrFile, capacity: Optional[int] = None, *, lifetime: str = "half-open") -> Problem:
+    """Reads a problem from a CSV file (a path or an open text file).
+
+    Errors raise :class:`InvalidInputError` naming the line, the column
+    and, for the library's checks, the buffer and why.
+    """
+    name = os.fspath(source) if isinstance(source, (str, os.PathLike)) else getattr(source, "name", "<csv>")
+    stream = _open_text(source)
+    try:
+        rows = list(csv.reader(stream))
+    finally:
+        if stream is not source:
+            stream.close()
+    if not rows:
+        raise InvalidInputError(f"{name}: empty file: expected a header line")
+    header = [h.strip().lower() for h in rows[0]]
+    columns: Dict[str, int] = {}
+    for position, heading in enumerate(header):
+        field = _ALIASES.get(heading)
+        if field is None:
+            raise InvalidInputError(f"{name}: line 1: unknown column {heading!r}")
+        if field in columns or (field in ("upper", "end") and ({"upper", "end"} & columns.keys())):
+            raise InvalidInputError(f"{name}: line 1: column {heading!r} given twice")
+        columns[field] = position
+    for needed in ("lower", "size"):
+        if needed not in columns:
+            raise InvalidInputError(f"{name}: line 1: no {needed} column")
+    if "upper" not in columns and "end" not in columns:
+        raise InvalidInputError(f"{name}: line 1: no upper (or end) column")
+    problem = Problem(capacity, lifetime=lifetime)
+    for line, row in enumerate(rows[1:], start=2):
+        if not row or all(not cell.strip() for cell in row):
+            continue
+        if len(row) != len(header):
+            raise InvalidInputError(f"{name}: line {line}: {len(row)} fields, the header has {len(header)}")
+
+        def cell(field: str) -> str:
+            return row[columns[field]].strip()
+
+        def number(field: str, heading: Optional[str] = None) -> int:
+            text = cell(field)
+            try:
+                return int(text)
+            except ValueError:
+                raise InvalidInputError(
+                    f"{name}: line {line}, column {heading or field}: expected an integer, got {text!r}"
+                ) from None
+
+        lower = number("lower")
+        if "upper" in columns:
+            upper = number("upper")
+        else:
+            # `end` is inclusive: the problem's own convention if that is
+            # inclusive too, one past it otherwise.
+            upper = number("end") + (0 if lifetime == "inclusive" else 1)
+        size = number("size")
+        alignment = number("alignment") if "alignment" in columns and cell("alignment") else 1
+        ident = cell("id") if "id" in columns else str(line - 2)
+        try:
+            index = problem.add(lower, upper, size, alignment, id=ident)
+            if "gaps" in columns and cell("gaps"):
+                for gap in cell("gaps").split():
+                    span, _, window = gap.partition("@")
+                    gl, _, gu = span.partition("-")
+                    w = None
+                    if window:
+                        wl, _, wu = window.partition(":")
+                        w = (int(wl), int(wu))
+                    problem.add_gap(index, int(gl), int(gu), w)
+            if "hint" in columns and cell("hint"):
+                problem.hint(index, number("hint"))
+            if "offset" in columns and cell("offset"):
+                problem.fix(index, number("offset"))
+        except InvalidInputError as e:
+            raise InvalidInputError(f"{name}: line {line} (id \"{ident}\"): {e}") from None
+        except ValueError:
+            raise InvalidInputError(f"{name}: line {line}, column gaps: bad gap list {cell('gaps')!r}") from None
+    return problem
+
+
+def write_csv(destination: PathOrFile, problem: Problem, result: Optional[Result] = None) -> None:
+    """Writes the problem as CSV, with an ``offset`` column from ``result``
+    (its offsets, base included) or from the fixed offsets."""
+    lower, upper, size, alignment = problem.columns()
+    n = len(problem)
+    if result is not None and (result.offsets is None or len(result.offsets) != n):
+        raise InvalidInputError("the result has no placement for this problem")
+    header = ["id", "lower", "upper", "size"]
+    with_alignment = bool((alignment != 1).any())
+    with_gaps = bool(problem._gaps)
+    with_hints = bool(problem._hints)
+    if with_alignment:
+        header.append("alignment")
+    if with_hints:
+        header.append("hint")
+    if with_gaps:
+        header.append("gaps")
+    with_offsets = result is not None or bool(problem._fixed)
+    if with_offsets:
+        header.append("offset")
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(header)
+    for i in range(n):
+        row: List[object] = [problem.ids[i], int(lower[i]), int(upper[i]), int(size[i])]
+        if with_alignment:
+            row.append(int(alignment[i]))
+        if with_hints:
+            row.append(problem._hints.get(i, ""))
+        if with_gaps:
+            row.append(
+                " ".join(
+                    f"{gl}-{gu}" + ("" if w is None else f"@{w[0]}:{w[1]}")
+                    for gl, gu, w in problem._gaps.get(i, [])
+                )
+            )
+        if with_offsets:
+            if result is not None:
+                row.append(int(result.offsets[i]))  # type: ignore[index]
+            else:
+                row.append(problem._fixed.get(i, ""))
+        writer.writerow(row)
+    text = out.getvalue()
+    if isinstance(destination, (str, os.PathLike)):
+        with open(destination, "w", newline="", encoding="utf-8") as f:
+            f.write(text)
+    else:
+        destination.write(text)
