@@ -331,29 +331,24 @@ class Problem:
 
     def fix(self, index: int, offset: Optional[int]) -> None:
         """Fixes buffer ``index`` at ``offset`` (None releases it)."""
-        self._change()
-        value = -1 if offset is None else _int64("offset", offset)
-        if offset is not None and value < 0:
-            raise InvalidInputError(f"offset must not be negative, got {value}")
-        index = self._index(index)
-        _check(lib.minimalloc_problem_set_offset(self._handle, index, value), self._error())
-        if offset is None:
-            self._fixed.pop(index, None)
-        else:
-            self._fixed[index] = value
+        self._place(index, offset, "offset", lib.minimalloc_problem_set_offset, self._fixed)
 
     def hint(self, index: int, offset: Optional[int]) -> None:
         """Gives buffer ``index`` an offset to try first (None removes it)."""
+        self._place(index, offset, "hint", lib.minimalloc_problem_set_hint, self._hints)
+
+    def _place(self, index: int, offset: Optional[int], what: str, setter: Any, kept: Dict[int, int]) -> None:
+        """Sets (or, with None, clears) a fixed offset or a hint."""
         self._change()
-        value = -1 if offset is None else _int64("hint", offset)
+        value = -1 if offset is None else _int64(what, offset)
         if offset is not None and value < 0:
-            raise InvalidInputError(f"hint must not be negative, got {value}")
+            raise InvalidInputError(f"{what} must not be negative, got {value}")
         index = self._index(index)
-        _check(lib.minimalloc_problem_set_hint(self._handle, index, value), self._error())
+        _check(setter(self._handle, index, value), self._error())
         if offset is None:
-            self._hints.pop(index, None)
+            kept.pop(index, None)
         else:
-            self._hints[index] = value
+            kept[index] = value
 
     def columns(self) -> Tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """lower, upper, size and alignment of every buffer, as given."""
