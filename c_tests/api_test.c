@@ -465,9 +465,9 @@ static void test_last_errors(void) {
   assert(strcmp(minimalloc_last_error(), "") == 0);
   /* A NULL pointer. */
   assert(minimalloc_problem_add_buffer(p, 0, 5, 4, 1, NULL) == MINIMALLOC_STATUS_NULL_POINTER);
-  assert(has(minimalloc_problem_last_error(p), "a pointer argument that may not be NULL is NULL"));
+  assert(strcmp(minimalloc_problem_last_error(p), "null pointer") == 0);
   assert(minimalloc_solve(NULL, 0, &s) == MINIMALLOC_STATUS_NULL_POINTER);
-  assert(has(minimalloc_last_error(), "a pointer argument that may not be NULL"));
+  assert(strcmp(minimalloc_last_error(), "null pointer") == 0);
   /* minimalloc_solve takes no options: the thread's last error says why. */
   assert(minimalloc_solve(p, 0, &s) == MINIMALLOC_STATUS_INFEASIBLE && s == NULL);
   assert(has(minimalloc_last_error(), "no placement fits capacity 11"));

@@ -203,6 +203,18 @@ typedef struct minimalloc_problem minimalloc_problem;
  */
 typedef struct minimalloc_solution minimalloc_solution;
 
+/**
+ * A progress callback: called with the best height so far (-1: none
+ * yet), the proven lower bound (0 until known) and the microseconds since
+ * the solve began. Returning nonzero stops the solve, as
+ * `minimalloc_options_cancel` would: a minimisation then returns its
+ * best placement, a fit `MINIMALLOC_STATUS_CANCELLED`.
+ */
+typedef int (*minimalloc_progress_fn)(void *user,
+                                      int64_t height,
+                                      int64_t lower_bound,
+                                      uint64_t elapsed_us);
+
 #ifdef __cplusplus
 extern "C" {
 #endif // __cplusplus
@@ -230,6 +242,28 @@ const char *minimalloc_status_str(minimalloc_status status);
  * `MINIMALLOC_VERSION` in the header it was built with.
  */
 const char *minimalloc_version(void);
+
+/**
+ * The conflict the last solve with these options found: after
+ * `MINIMALLOC_STATUS_INFEASIBLE`, a small set of buffers that cannot fit
+ * below the capacity together (the busiest moment's largest buffers, or
+ * what the exact search shrank the problem to within the timeout); none
+ * otherwise, and never in the tiny build. Writes the number of buffers to
+ * `*out_count`, the first `min(len, count)` indices (increasing) to
+ * `out_indices` (which may be NULL when `len` is 0: call once to learn the
+ * count), and, if `out_irreducible` is not NULL, 1 there if the set is
+ * proven minimal (without any one of them the others fit), else 0.
+ *
+ * # Safety
+ * `options` is NULL or a live handle; `out_indices` is NULL or has `len`
+ * writable elements; `out_count` and `out_irreducible` are NULL or
+ * writable.
+ */
+enum minimalloc_status minimalloc_options_conflict(const struct minimalloc_options *options,
+                                                   size_t *out_indices,
+                                                   size_t len,
+                                                   size_t *out_count,
+                                                   int *out_irreducible);
 
 /**
  * Options to fit the capacity by any strategy, with no timeout, no node
@@ -535,6 +569,56 @@ size_t minimalloc_problem_len(const struct minimalloc_problem *problem);
  * `problem` is NULL or a live handle.
  */
 const char *minimalloc_problem_last_error(const struct minimalloc_problem *problem);
+
+/**
+ * Declares that buffers `indices[0..n]` share one offset: they alias
+ * (XLA's colocated buffers, an in-place update). Each keeps its lifetime
+ * and size; the group is placed as one unit, live where any member is
+ * live and as tall as its tallest live member. Groups that share a
+ * buffer merge. A member that does not exist, members fixed at different
+ * offsets (or at an offset that misaligns or overflows the group), or
+ * members also separated make it an invalid argument that changes
+ * nothing. The tiny build returns `MINIMALLOC_STATUS_UNSUPPORTED`.
+ *
+ * # Safety
+ * `problem` is NULL or a live handle; `indices` is NULL or has `n`
+ * readable elements.
+ */
+enum minimalloc_status minimalloc_problem_colocate(struct minimalloc_problem *problem,
+                                                   const size_t *indices,
+                                                   size_t n);
+
+/**
+ * Declares that no two of buffers `indices[0..n]` may share a byte,
+ * whatever their lifetimes (buffers of different pipelines, of an
+ * accelerator's two banks...). Members that do not exist, or two that
+ * are colocated, make it an invalid argument that changes nothing. The
+ * tiny build returns `MINIMALLOC_STATUS_UNSUPPORTED`.
+ *
+ * # Safety
+ * `problem` is NULL or a live handle; `indices` is NULL or has `n`
+ * readable elements.
+ */
+enum minimalloc_status minimalloc_problem_separate(struct minimalloc_problem *problem,
+                                                   const size_t *indices,
+                                                   size_t n);
+
+/**
+ * Calls `callback` during solves with these options when the best height
+ * or the lower bound improves, at most every 100 ms, and every 100 ms
+ * while nothing improves, then once at the end; `user` is passed along.
+ * Calls come from the solver's threads or a helper thread, never two at
+ * once. NULL `callback` removes it. The tiny build (no threads) returns
+ * `MINIMALLOC_STATUS_UNSUPPORTED`.
+ *
+ * # Safety
+ * `options` is NULL or a live handle; `callback`, if not NULL, may be
+ * called with `user` from any thread until it is removed or the options
+ * are freed.
+ */
+enum minimalloc_status minimalloc_options_set_progress(struct minimalloc_options *options,
+                                                       minimalloc_progress_fn callback,
+                                                       void *user);
 
 /**
  * Number of offsets (the problem's buffer count); 0 for NULL.

@@ -61,6 +61,8 @@ enum Column {
     Hint,
     Gaps,
     Offset,
+    Colocation,
+    Separation,
     Other,
 }
 
@@ -75,6 +77,8 @@ fn column_of(name: &str) -> Column {
         "hint" => Column::Hint,
         "gaps" => Column::Gaps,
         "offset" => Column::Offset,
+        "colocation" => Column::Colocation,
+        "separation" => Column::Separation,
         _ => Column::Other,
     }
 }
@@ -239,8 +243,80 @@ pub fn read_with(
         table.row_at.push(table.cells.len());
         table.lines.push(line);
     }
-    let problem = Problem::new(capacity, buffers).map_err(|e| table.locate(e))?;
+    #[allow(unused_mut)]
+    let mut problem = Problem::new(capacity, buffers).map_err(|e| table.locate(e))?;
+    for (kind, name) in [
+        (Column::Colocation, "colocation"),
+        (Column::Separation, "separation"),
+    ] {
+        if let Some(col) = find(kind) {
+            link_column(&mut problem, &table, col, kind == Column::Colocation).map_err(
+                |message| CsvError {
+                    line: message.0,
+                    column: Some(name.into()),
+                    message: message.1,
+                },
+            )?;
+        }
+    }
     Ok((problem, table))
+}
+
+/// Applies a `colocation` column (rows with the same non-empty label share
+/// an offset) or a `separation` column (space-separated labels; rows that
+/// share a label may not share a byte). On error: the line and why.
+fn link_column(
+    problem: &mut Problem,
+    table: &Table,
+    col: usize,
+    colocation: bool,
+) -> Result<(), (usize, String)> {
+    #[cfg(feature = "constraints")]
+    {
+        // Groups by label, in the order labels first appear.
+        let mut labels: Vec<&str> = Vec::new();
+        let mut groups: Vec<Vec<usize>> = Vec::new();
+        for row in 0..table.lines.len() {
+            let cell = table.cell(row, col);
+            let tokens: Vec<&str> = if colocation {
+                Some(cell).filter(|c| !c.is_empty()).into_iter().collect()
+            } else {
+                cell.split_whitespace().collect()
+            };
+            for label in tokens {
+                match labels.iter().position(|&l| l == label) {
+                    Some(g) => groups[g].push(row),
+                    None => {
+                        labels.push(label);
+                        groups.push(std::vec![row]);
+                    }
+                }
+            }
+        }
+        for group in groups {
+            let done = if colocation {
+                problem.colocate(&group)
+            } else {
+                problem.separate(&group)
+            };
+            if let Err(e) = done {
+                let row = match &e {
+                    Error::Link { second, .. } => *second,
+                    _ => group[group.len() - 1],
+                };
+                return Err((table.lines.get(row).copied().unwrap_or(0), e.to_string()));
+            }
+        }
+        Ok(())
+    }
+    #[cfg(not(feature = "constraints"))]
+    {
+        let _ = (problem, table, col, colocation);
+        Err((
+            1,
+            "colocations and separations are not in this build".into(),
+        ))
+    }
 }
 
 fn parse_gap(token: &str) -> Option<Gap> {
@@ -267,6 +343,16 @@ fn parse_gap(token: &str) -> Option<Gap> {
 }
 
 impl Table {
+    /// The field of row `row` in column `col`.
+    #[cfg(feature = "constraints")]
+    fn cell(&self, row: usize, col: usize) -> &str {
+        self.cells[self.row_at[row]..self.row_at[row + 1]]
+            .trim_start_matches(',')
+            .split(',')
+            .nth(col)
+            .unwrap_or("")
+    }
+
     /// Turns a validation error about buffer `i` into one about its line
     /// and column.
     fn locate(&self, e: Error) -> CsvError {

@@ -219,6 +219,80 @@ impl BufferError {
     }
 }
 
+/// Why a colocation or separation cannot hold.
+#[cfg(feature = "constraints")]
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum LinkError {
+    /// Colocated buffers fixed at different offsets.
+    FixedApart {
+        /// The first buffer's fixed offset.
+        first: i64,
+        /// The second's.
+        second: i64,
+    },
+    /// Two buffers both colocated and separated.
+    ColocatedAndSeparated,
+    /// Colocated alignments with no common multiple in 64 bits.
+    Alignment,
+    /// A colocation group fixed at an offset one of its members' alignments
+    /// does not divide.
+    FixedMisaligned {
+        /// The group's fixed offset.
+        offset: i64,
+        /// The alignment of the group (the least common multiple).
+        alignment: i64,
+    },
+    /// A colocation group fixed so high that its tallest member ends above
+    /// the capacity.
+    FixedTooHigh {
+        /// The group's fixed offset.
+        offset: i64,
+        /// The tallest member's size.
+        size: i64,
+        /// The capacity.
+        capacity: i64,
+    },
+}
+
+#[cfg(feature = "constraints")]
+impl fmt::Display for LinkError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.write_to(f)
+    }
+}
+
+#[cfg(feature = "constraints")]
+impl LinkError {
+    /// Writes the reason (what Display shows) to any writer.
+    pub(crate) fn write_to(&self, f: &mut dyn crate::text::Out) -> fmt::Result {
+        match *self {
+            LinkError::FixedApart { first, second } => fill(
+                f,
+                "colocated but fixed at different offsets, {} and {}",
+                &[I(first), I(second)],
+            ),
+            LinkError::ColocatedAndSeparated => f.put("cannot be both colocated and separated"),
+            LinkError::Alignment => {
+                f.put("colocated alignments have no common multiple in 64 bits")
+            }
+            LinkError::FixedMisaligned { offset, alignment } => fill(
+                f,
+                "colocated at fixed offset {}, which is not a multiple of the group's alignment {}",
+                &[I(offset), I(alignment)],
+            ),
+            LinkError::FixedTooHigh {
+                offset,
+                size,
+                capacity,
+            } => fill(
+                f,
+                "colocated at fixed offset {}, where size {} exceeds the capacity {}",
+                &[I(offset), I(size), I(capacity)],
+            ),
+        }
+    }
+}
+
 /// An invalid input: which buffer, which field, why.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum Error {
@@ -254,6 +328,20 @@ pub enum Error {
         base: i64,
         /// The placement's height.
         height: i64,
+    },
+    /// A colocation or separation that cannot hold.
+    #[cfg(feature = "constraints")]
+    Link {
+        /// One buffer it is about.
+        first: usize,
+        /// Its id.
+        first_id: String,
+        /// The other.
+        second: usize,
+        /// Its id.
+        second_id: String,
+        /// Why.
+        reason: LinkError,
     },
     /// An index that names no buffer.
     NoSuchBuffer {
@@ -316,6 +404,20 @@ impl Error {
                 "base address {} + height {} overflows a 64-bit address",
                 &[I(*base), I(*height)],
             ),
+            #[cfg(feature = "constraints")]
+            Error::Link {
+                first,
+                first_id,
+                second,
+                second_id,
+                reason,
+            } => {
+                write_buffer(f, *first, first_id)?;
+                f.put(" and ")?;
+                write_buffer(f, *second, second_id)?;
+                f.put(": ")?;
+                reason.write_to(f)
+            }
             Error::NoSuchBuffer { index, len } => fill(
                 f,
                 "buffer {} does not exist (the problem has {} buffers)",

@@ -51,6 +51,8 @@ pub mod ffi;
 pub mod gen;
 #[cfg(feature = "heuristics")]
 pub mod heuristic;
+#[cfg(feature = "constraints")]
+pub mod links;
 pub mod plan;
 pub mod problem;
 mod rng;

@@ -9,6 +9,8 @@
 use alloc::string::String;
 use alloc::vec::Vec;
 
+#[cfg(feature = "constraints")]
+pub use crate::error::LinkError;
 pub use crate::error::{BufferError, Error, Field};
 
 /// The part `[lower, upper)` of a buffer's memory, relative to its offset,
@@ -217,6 +219,9 @@ impl Lifetime {
 pub struct Problem {
     buffers: Vec<Buffer>,
     capacity: i64,
+    /// Colocations and separations (see `crate::links`).
+    #[cfg(feature = "constraints")]
+    pub(crate) links: crate::links::Links,
 }
 
 impl Problem {
@@ -242,6 +247,8 @@ impl Problem {
         Ok(Problem {
             buffers: Vec::new(),
             capacity,
+            #[cfg(feature = "constraints")]
+            links: crate::links::Links::default(),
         })
     }
 
@@ -275,6 +282,8 @@ impl Problem {
             });
         }
         self.check_buffer(index, &mut buffer)?;
+        #[cfg(feature = "constraints")]
+        self.check_linked_offset(index, buffer.offset)?;
         if !buffer.id.is_empty() {
             let dup = self
                 .buffers
@@ -345,7 +354,13 @@ impl Problem {
     /// The same problem with another capacity, revalidated (fixed offsets
     /// and hints must still fit).
     pub fn with_capacity(&self, capacity: i64) -> Result<Problem, Error> {
-        Problem::new(capacity, self.buffers.clone())
+        #[allow(unused_mut)]
+        let mut problem = Problem::new(capacity, self.buffers.clone())?;
+        #[cfg(feature = "constraints")]
+        {
+            problem.links = self.links.clone();
+        }
+        Ok(problem)
     }
 
     /// Whether any buffer carries a gap with a window.

@@ -98,6 +98,22 @@ pub enum ValidationError {
         /// A time at which both are alive.
         time: i64,
     },
+    /// Colocated buffers at different offsets.
+    #[cfg(feature = "constraints")]
+    Split {
+        /// One buffer.
+        first: usize,
+        /// The other.
+        second: usize,
+    },
+    /// Separated buffers that share memory.
+    #[cfg(feature = "constraints")]
+    Separated {
+        /// One buffer.
+        first: usize,
+        /// The other.
+        second: usize,
+    },
 }
 
 impl core::fmt::Display for ValidationError {
@@ -154,6 +170,18 @@ impl core::fmt::Display for ValidationError {
                 f,
                 "buffers {} and {} overlap in memory at time {}",
                 &[u(first), u(second), I(time)],
+            ),
+            #[cfg(feature = "constraints")]
+            ValidationError::Split { first, second } => fill(
+                f,
+                "buffers {} and {} are colocated but at different offsets",
+                &[u(first), u(second)],
+            ),
+            #[cfg(feature = "constraints")]
+            ValidationError::Separated { first, second } => fill(
+                f,
+                "buffers {} and {} are separated but share memory",
+                &[u(first), u(second)],
             ),
         }
     }
@@ -221,7 +249,42 @@ pub fn validate_below(
         buffer: u32,
     }
     let mut pieces: Vec<Live> = Vec::with_capacity(buffers.len());
+    // Colocated buffers alias: each group is checked as one buffer whose
+    // memory at each moment is the union of its live members' bytes.
+    #[cfg(feature = "constraints")]
+    let group = {
+        let links = problem.links();
+        check_separations(problem, &solution.offsets)?;
+        let group = links.group_index(buffers.len());
+        for members in &links.colocations {
+            let first = members[0] as usize;
+            let offset = solution.offsets[first];
+            if let Some(&m) = members
+                .iter()
+                .find(|&&m| solution.offsets[m as usize] != offset)
+            {
+                return Err(ValidationError::Split {
+                    first,
+                    second: m as usize,
+                });
+            }
+            for (start, end, lower, upper) in union_pieces(buffers, members) {
+                pieces.push(Live {
+                    start,
+                    end,
+                    lower: offset + lower,
+                    upper: offset + upper,
+                    buffer: first as u32,
+                });
+            }
+        }
+        group
+    };
     for (i, (b, &offset)) in buffers.iter().zip(&solution.offsets).enumerate() {
+        #[cfg(feature = "constraints")]
+        if group[i] != u32::MAX {
+            continue;
+        }
         for p in b.pieces() {
             pieces.push(Live {
                 start: p.lower,
@@ -266,4 +329,80 @@ pub fn validate_below(
         active.insert(p.lower, (p.upper, p.buffer));
     }
     Ok(())
+}
+
+/// Checks that no two buffers of a separation group share a byte.
+#[cfg(feature = "constraints")]
+fn check_separations(problem: &Problem, offsets: &[i64]) -> Result<(), ValidationError> {
+    let buffers = problem.buffers();
+    for members in problem.separations() {
+        let mut spans: Vec<(i64, i64, usize)> = members
+            .iter()
+            .map(|&m| {
+                let m = m as usize;
+                (offsets[m], offsets[m] + buffers[m].size, m)
+            })
+            .collect();
+        spans.sort_unstable();
+        let mut reach: Option<(i64, usize)> = None;
+        for (start, end, m) in spans {
+            if let Some((top, owner)) = reach {
+                if top > start {
+                    return Err(ValidationError::Separated {
+                        first: owner.min(m),
+                        second: owner.max(m),
+                    });
+                }
+            }
+            if reach.is_none_or(|(top, _)| end > top) {
+                reach = Some((end, m));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The memory a colocation group uses, relative to its offset: for each
+/// stretch of time between two ends of its members' pieces, the union of
+/// the byte ranges of the pieces live then, as disjoint
+/// `(start, end, lower, upper)`.
+#[cfg(feature = "constraints")]
+fn union_pieces(buffers: &[crate::problem::Buffer], members: &[u32]) -> Vec<(i64, i64, i64, i64)> {
+    let mut parts: Vec<(i64, i64, i64, i64)> = Vec::new();
+    for &m in members {
+        for p in buffers[m as usize].pieces() {
+            parts.push((p.lower, p.upper, p.window.lower, p.window.upper));
+        }
+    }
+    let mut times: Vec<i64> = parts.iter().flat_map(|p| [p.0, p.1]).collect();
+    times.sort_unstable();
+    times.dedup();
+    let mut out = Vec::new();
+    let mut ranges: Vec<(i64, i64)> = Vec::new();
+    for w in times.windows(2) {
+        let (t0, t1) = (w[0], w[1]);
+        ranges.clear();
+        ranges.extend(
+            parts
+                .iter()
+                .filter(|p| p.0 <= t0 && t1 <= p.1)
+                .map(|p| (p.2, p.3)),
+        );
+        ranges.sort_unstable();
+        let mut current: Option<(i64, i64)> = None;
+        for &(lo, hi) in ranges.iter() {
+            match current {
+                Some((a, b)) if lo <= b => current = Some((a, b.max(hi))),
+                Some((a, b)) => {
+                    out.push((t0, t1, a, b));
+                    current = Some((lo, hi));
+                }
+                None => current = Some((lo, hi)),
+            }
+        }
+        if let Some((a, b)) = current {
+            out.push((t0, t1, a, b));
+        }
+    }
+    out
 }

@@ -403,6 +403,14 @@ impl Active {
 /// The largest total size alive at any one time (gap windows counted by
 /// their size): no placement can be lower than this.
 pub fn max_load(problem: &Problem) -> i64 {
+    // Colocated buffers alias and separated ones meet: count what their
+    // lowering counts.
+    #[cfg(feature = "constraints")]
+    if !problem.links().is_empty() {
+        if let Ok(lowered) = problem.lowered() {
+            return max_load(&lowered.problem);
+        }
+    }
     let mut events: Vec<(i64, i64)> = Vec::with_capacity(2 * problem.len());
     for b in problem.buffers() {
         for p in b.pieces() {

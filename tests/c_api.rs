@@ -145,6 +145,26 @@ fn c_api_test() {
     api_test(&scratch("api"), &[], lib_dir(), "full");
 }
 
+/// Builds and runs c_tests/model_test.c (colocations, separations, the
+/// conflict readback, a progress callback) against the library in `lib`.
+fn model_test(dir: &Path, lib: &Path, build_kind: &str) {
+    let exe = dir.join("model_test");
+    let mut flags: Vec<String> = C_FLAGS.iter().map(|s| s.to_string()).collect();
+    flags.extend(include_flags());
+    flags.extend(link_flags(lib));
+    let flags: Vec<&str> = flags.iter().map(String::as_str).collect();
+    build(false, &[root().join("c_tests/model_test.c")], &flags, &exe);
+    let csv = root().join("benchmarks/challenging/D.1048576.csv");
+    let out = run(Command::new(&exe).arg(csv).arg(build_kind), "model_test");
+    assert!(out.contains("model_test: ok"), "{out}");
+    eprint!("{out}");
+}
+
+#[test]
+fn compiler_model_through_the_header() {
+    model_test(&scratch("model"), lib_dir(), "full");
+}
+
 #[test]
 fn c_api_test_under_address_sanitizer() {
     // ASan also runs LeakSanitizer at exit: a leak fails the test.
@@ -268,6 +288,7 @@ fn tiny_build_has_the_same_api() {
         std::os::unix::fs::symlink(&tiny, lib.join(name)).unwrap();
     }
     api_test(&dir, &[], &lib, "tiny");
+    model_test(&dir, &lib, "tiny");
 }
 
 fn have(tool: &str) -> bool {

@@ -102,7 +102,7 @@ fn exit_codes() {
     assert!(lines[0].parse::<f64>().is_ok(), "{err}");
     assert_eq!(
         lines[1],
-        "minimalloc: infeasible: no placement fits capacity 11"
+        "minimalloc: infeasible: no placement fits capacity 11; buffers b1, b3 and b5 cannot fit together"
     );
 
     let o = run(&[

@@ -16,8 +16,10 @@
 //!   two threads may solve the same problem at once.
 #![allow(non_camel_case_types)]
 
+pub mod conflict;
 pub mod options;
 pub mod problem;
+pub mod progress;
 pub mod solution;
 pub mod solve;
 
@@ -101,32 +103,26 @@ pub(crate) fn guard<T>(fallback: T, f: impl FnOnce() -> T) -> T {
     }
 }
 
-/// The message of the last failure on a handle, kept NUL-terminated so
-/// that C can read it in place. A small spin lock keeps two threads that
-/// share a handle from tearing it.
-pub(crate) struct Message {
+/// A value behind a small spin lock, for handle fields that C may read
+/// from one thread while a solve on another writes them.
+pub(crate) struct Locked<T> {
     busy: AtomicBool,
-    /// Set by [`Message::set`], taken by [`settle`]: whether the call now
-    /// ending wrote its own message.
-    fresh: AtomicBool,
-    /// The bytes of the message and a final NUL (none before it), or
-    /// nothing for "".
-    text: core::cell::UnsafeCell<Vec<u8>>,
+    value: core::cell::UnsafeCell<T>,
 }
 
-// Safety: `text` is only touched while `busy` is held.
-unsafe impl Sync for Message {}
+// Safety: `value` is only touched while `busy` is held.
+unsafe impl<T: Send> Sync for Locked<T> {}
 
-impl Message {
-    pub(crate) const fn new() -> Self {
-        Message {
+impl<T> Locked<T> {
+    pub(crate) const fn new(value: T) -> Self {
+        Locked {
             busy: AtomicBool::new(false),
-            fresh: AtomicBool::new(false),
-            text: core::cell::UnsafeCell::new(Vec::new()),
+            value: core::cell::UnsafeCell::new(value),
         }
     }
 
-    fn lock(&self) {
+    /// Runs `f` on the value, the lock held.
+    pub(crate) fn with<R>(&self, f: impl FnOnce(&mut T) -> R) -> R {
         while self
             .busy
             .compare_exchange_weak(false, true, Ordering::Acquire, Ordering::Relaxed)
@@ -134,20 +130,41 @@ impl Message {
         {
             core::hint::spin_loop();
         }
-    }
-
-    /// Replaces the bytes (empty for "") under the lock.
-    fn replace(&self, bytes: Vec<u8>) {
-        self.lock();
         // Safety: the lock is held.
-        unsafe { *self.text.get() = bytes };
+        let r = f(unsafe { &mut *self.value.get() });
         self.busy.store(false, Ordering::Release);
+        r
+    }
+}
+
+/// The message of the last failure on a handle, kept NUL-terminated so
+/// that C can read it in place (`None` is ""; all zeros, so that a static
+/// one takes no room in the file).
+pub(crate) struct Message {
+    text: Locked<Option<Vec<u8>>>,
+    /// Set by [`Message::set`], taken by [`settle`]: whether the call now
+    /// ending wrote its own message.
+    fresh: AtomicBool,
+}
+
+impl Message {
+    pub(crate) const fn new() -> Self {
+        Message {
+            text: Locked::new(None),
+            fresh: AtomicBool::new(false),
+        }
     }
 
-    /// Replaces the message (interior NULs, which Rust messages do not
-    /// contain, would be dropped).
+    /// Replaces the bytes (NUL-terminated, or `None` for ""); the old ones
+    /// are freed after the lock is released.
+    fn replace(&self, bytes: Option<Vec<u8>>) {
+        let old = self.text.with(|t| core::mem::replace(t, bytes));
+        drop(old);
+    }
+
+    /// Replaces the message (Rust text: no NUL inside).
     pub(crate) fn set(&self, text: &str) {
-        self.replace(nul_terminated(&[text.as_bytes()]));
+        self.replace(Some(nul_terminated(text)));
         self.fresh.store(true, Ordering::Relaxed);
     }
 
@@ -160,32 +177,23 @@ impl Message {
 
     /// Empties the message.
     fn clear(&self) {
-        self.replace(Vec::new());
+        self.replace(None);
         self.fresh.store(false, Ordering::Relaxed);
     }
 
-    /// A copy of the message with its NUL (empty for "").
-    fn bytes(&self) -> Vec<u8> {
-        self.lock();
-        // Safety: the lock is held.
-        let copy = unsafe { (*self.text.get()).clone() };
-        self.busy.store(false, Ordering::Release);
-        copy
+    /// A copy of the message with its NUL.
+    fn bytes(&self) -> Option<Vec<u8>> {
+        self.text.with(|t| t.clone())
     }
 
     /// The message, valid until the next change of this handle.
     pub(crate) fn as_ptr(&self) -> *const c_char {
-        self.lock();
-        // Safety: the lock is held; the buffer stays until the next `set`,
-        // as documented for the callers.
-        let text = unsafe { &*self.text.get() };
-        let p = if text.is_empty() {
-            c"".as_ptr()
-        } else {
-            text.as_ptr().cast()
-        };
-        self.busy.store(false, Ordering::Release);
-        p
+        // The buffer stays until the next change, as documented for the
+        // callers.
+        self.text.with(|t| match t {
+            Some(bytes) => bytes.as_ptr().cast(),
+            None => c"".as_ptr(),
+        })
     }
 }
 
@@ -193,38 +201,31 @@ impl Message {
 // std there are no thread-locals, and one message serves the process.
 #[cfg(feature = "std")]
 std::thread_local! {
-    static LAST_ERROR: core::cell::RefCell<Vec<u8>> = const { core::cell::RefCell::new(Vec::new()) };
+    static LAST_ERROR: Message = const { Message::new() };
 }
 #[cfg(not(feature = "std"))]
 static LAST_ERROR: Message = Message::new();
 
-/// Sets the thread's last error to `bytes` (NUL-terminated, or empty).
-fn set_last_error(bytes: Vec<u8>) {
+/// Sets the thread's last error to `bytes` (NUL-terminated, or `None`).
+fn set_last_error(bytes: Option<Vec<u8>>) {
     #[cfg(feature = "std")]
-    LAST_ERROR.with(|e| *e.borrow_mut() = bytes);
+    LAST_ERROR.with(|e| e.replace(bytes));
     #[cfg(not(feature = "std"))]
     LAST_ERROR.replace(bytes);
 }
 
-/// `parts` joined, without NULs inside, with one at the end.
-fn nul_terminated(parts: &[&[u8]]) -> Vec<u8> {
-    let mut bytes = Vec::new();
-    for part in parts {
-        bytes.extend_from_slice(part);
-    }
-    bytes.retain(|&b| b != 0);
+/// `text` with a NUL at the end (messages are Rust text: no NUL inside).
+fn nul_terminated(text: &str) -> Vec<u8> {
+    let mut bytes = Vec::with_capacity(text.len() + 1);
+    bytes.extend_from_slice(text.as_bytes());
     bytes.push(0);
     bytes
 }
 
 /// The text of a failure that left no message of its own, NUL-terminated
 /// (the caller knows which call failed: the status it returned says so).
-fn default_message(status: minimalloc_status) -> Vec<u8> {
-    let why: &[u8] = match status {
-        minimalloc_status::NullPointer => b"a pointer argument that may not be NULL is NULL",
-        other => other.text().to_bytes(),
-    };
-    nul_terminated(&[why])
+fn default_message(status: minimalloc_status) -> Option<Vec<u8>> {
+    Some(status.text().to_bytes_with_nul().to_vec())
 }
 
 /// Ends an entry point with `status`. A success clears `message` (the
@@ -236,7 +237,7 @@ fn settle(status: minimalloc_status, message: Option<&Message>) -> minimalloc_st
         if let Some(m) = message {
             m.clear();
         }
-        set_last_error(Vec::new());
+        set_last_error(None);
         return status;
     }
     match message {
@@ -277,8 +278,8 @@ pub(crate) fn entry_local(body: impl FnOnce(&Message) -> minimalloc_status) -> m
 /// thread's last error, for calls that return a pointer.
 pub(crate) fn record(failure: Option<&str>) {
     guard((), || match failure {
-        Some(text) => set_last_error(nul_terminated(&[text.as_bytes()])),
-        None => set_last_error(Vec::new()),
+        Some(text) => set_last_error(Some(nul_terminated(text))),
+        None => set_last_error(None),
     })
 }
 
@@ -295,14 +296,7 @@ pub extern "C" fn minimalloc_last_error() -> *const c_char {
     guard(c"".as_ptr(), || {
         #[cfg(feature = "std")]
         {
-            LAST_ERROR.with(|e| {
-                let e = e.borrow();
-                if e.is_empty() {
-                    c"".as_ptr()
-                } else {
-                    e.as_ptr().cast()
-                }
-            })
+            LAST_ERROR.with(|e| e.as_ptr())
         }
         #[cfg(not(feature = "std"))]
         {

@@ -86,6 +86,15 @@ pub struct minimalloc_options {
     pub(super) lower_bound: AtomicI64,
     pub(super) optimal: AtomicBool,
     pub(super) error: Message,
+    /// The buffers the last solve found cannot fit together, and whether
+    /// that set is proven minimal.
+    #[cfg(feature = "constraints")]
+    pub(super) conflict: super::Locked<alloc::vec::Vec<usize>>,
+    #[cfg(feature = "constraints")]
+    pub(super) conflict_irreducible: AtomicBool,
+    /// The progress callback and its user pointer.
+    #[cfg(all(feature = "std", feature = "heuristics"))]
+    pub(super) progress: super::Locked<Option<super::progress::Callback>>,
 }
 
 /// Options to fit the capacity by any strategy, with no timeout, no node
@@ -108,6 +117,12 @@ pub extern "C" fn minimalloc_options_new() -> *mut minimalloc_options {
             lower_bound: AtomicI64::new(0),
             optimal: AtomicBool::new(false),
             error: Message::new(),
+            #[cfg(feature = "constraints")]
+            conflict: super::Locked::new(alloc::vec::Vec::new()),
+            #[cfg(feature = "constraints")]
+            conflict_irreducible: AtomicBool::new(false),
+            #[cfg(all(feature = "std", feature = "heuristics"))]
+            progress: super::Locked::new(None),
         }))
     })
 }

@@ -412,3 +412,95 @@ pub unsafe extern "C" fn minimalloc_problem_last_error(
         unsafe { problem.as_ref() }.map_or(ptr::null(), |h| h.error.as_ptr())
     })
 }
+
+/// Declares that buffers `indices[0..n]` share one offset: they alias
+/// (XLA's colocated buffers, an in-place update). Each keeps its lifetime
+/// and size; the group is placed as one unit, live where any member is
+/// live and as tall as its tallest live member. Groups that share a
+/// buffer merge. A member that does not exist, members fixed at different
+/// offsets (or at an offset that misaligns or overflows the group), or
+/// members also separated make it an invalid argument that changes
+/// nothing. The tiny build returns `MINIMALLOC_STATUS_UNSUPPORTED`.
+///
+/// # Safety
+/// `problem` is NULL or a live handle; `indices` is NULL or has `n`
+/// readable elements.
+#[no_mangle]
+pub unsafe extern "C" fn minimalloc_problem_colocate(
+    problem: *mut minimalloc_problem,
+    indices: *const usize,
+    n: usize,
+) -> minimalloc_status {
+    // Safety: as the caller passed them.
+    unsafe { link(problem, indices, n, true) }
+}
+
+/// Declares that no two of buffers `indices[0..n]` may share a byte,
+/// whatever their lifetimes (buffers of different pipelines, of an
+/// accelerator's two banks...). Members that do not exist, or two that
+/// are colocated, make it an invalid argument that changes nothing. The
+/// tiny build returns `MINIMALLOC_STATUS_UNSUPPORTED`.
+///
+/// # Safety
+/// `problem` is NULL or a live handle; `indices` is NULL or has `n`
+/// readable elements.
+#[no_mangle]
+pub unsafe extern "C" fn minimalloc_problem_separate(
+    problem: *mut minimalloc_problem,
+    indices: *const usize,
+    n: usize,
+) -> minimalloc_status {
+    // Safety: as the caller passed them.
+    unsafe { link(problem, indices, n, false) }
+}
+
+/// Both link calls.
+///
+/// # Safety
+/// As theirs.
+unsafe fn link(
+    problem: *mut minimalloc_problem,
+    indices: *const usize,
+    n: usize,
+    colocate: bool,
+) -> minimalloc_status {
+    entry(
+        // Safety: NULL or a live handle, by contract.
+        || unsafe { problem.as_ref() }.map(|h| &h.error),
+        || {
+            // Safety: as above.
+            let Some(h) = (unsafe { problem.as_mut() }) else {
+                return minimalloc_status::NullPointer;
+            };
+            if n > 0 && indices.is_null() {
+                return minimalloc_status::NullPointer;
+            }
+            #[cfg(feature = "constraints")]
+            {
+                let members: &[usize] = if n == 0 {
+                    &[]
+                } else {
+                    // Safety: non-NULL, with n elements, by contract.
+                    unsafe { core::slice::from_raw_parts(indices, n) }
+                };
+                let done = if colocate {
+                    h.problem.colocate(members)
+                } else {
+                    h.problem.separate(members)
+                };
+                match done {
+                    Ok(()) => minimalloc_status::Ok,
+                    Err(e) => {
+                        h.error.set_error(&e);
+                        minimalloc_status::InvalidArgument
+                    }
+                }
+            }
+            #[cfg(not(feature = "constraints"))]
+            {
+                let _ = (h, colocate);
+                minimalloc_status::Unsupported
+            }
+        },
+    )
+}

@@ -169,8 +169,16 @@ fn solve(
         message.set_error(&e);
         return minimalloc_status::InvalidArgument;
     }
-    let outcome = plan(problem, options);
+    let outcome = plan_reporting(problem, options, report);
     if let Some(o) = report {
+        #[cfg(feature = "constraints")]
+        {
+            let conflict = outcome.conflict.as_ref();
+            o.conflict
+                .with(|c| *c = conflict.map(|c| c.buffers.clone()).unwrap_or_default());
+            o.conflict_irreducible
+                .store(conflict.is_some_and(|c| c.irreducible), Ordering::Relaxed);
+        }
         o.nodes.store(outcome.stats.nodes, Ordering::Relaxed);
         let ns = u64::try_from(outcome.stats.elapsed.as_nanos()).unwrap_or(u64::MAX);
         o.elapsed_ns.store(ns, Ordering::Relaxed);
@@ -218,4 +226,29 @@ fn solve(
         *out = Box::into_raw(Box::new(minimalloc_solution { offsets, height }));
     }
     status
+}
+
+/// Plans, calling the options' progress callback if they have one.
+fn plan_reporting(
+    problem: &crate::problem::Problem,
+    options: &Options,
+    report: Option<&minimalloc_options>,
+) -> crate::plan::Outcome {
+    #[cfg(all(feature = "std", feature = "heuristics"))]
+    if let Some(o) = report {
+        if let Some(callback) = o.progress.with(|p| *p) {
+            let reporter = super::progress::Reporter::new(callback, o.cancel.clone());
+            let mut options = options.clone();
+            options.progress = Some(reporter.progress());
+            return std::thread::scope(|scope| {
+                scope.spawn(|| reporter.heartbeat());
+                let outcome = plan(problem, &options);
+                let height = outcome.solution.as_ref().map(|s| s.height(problem));
+                reporter.finish(height, outcome.lower_bound);
+                outcome
+            });
+        }
+    }
+    let _ = report;
+    plan(problem, options)
 }

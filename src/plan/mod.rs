@@ -11,6 +11,8 @@
 //!
 //! Without the heuristics (the tiny build), the exact search alone runs.
 
+#[cfg(feature = "constraints")]
+mod explain;
 #[cfg(feature = "heuristics")]
 mod fit;
 #[cfg(feature = "heuristics")]
@@ -19,6 +21,8 @@ mod options;
 #[cfg(feature = "heuristics")]
 mod schedule;
 
+#[cfg(feature = "constraints")]
+pub use explain::Conflict;
 pub use options::*;
 
 use crate::deadline::Deadline;
@@ -29,6 +33,10 @@ use crate::solver::{self, Verdict};
 /// Plans `problem`: offsets below its capacity (or of the lowest height,
 /// when minimising), or a proof that none exist, or the reason it stopped.
 pub fn plan(problem: &Problem, options: &Options) -> Outcome {
+    #[cfg(feature = "constraints")]
+    if !problem.links().is_empty() {
+        return plan_linked(problem, options);
+    }
     let deadline = options.deadline();
     if let Err(stop) = deadline.check() {
         return Outcome::empty(0).stop(stop);
@@ -45,7 +53,42 @@ pub fn plan(problem: &Problem, options: &Options) -> Outcome {
     if let Some(s) = &outcome.solution {
         outcome.optimal = s.height(problem) <= outcome.lower_bound;
     }
+    #[cfg(feature = "constraints")]
+    if outcome.status == Status::Infeasible && options.objective == Objective::Fit {
+        outcome.conflict = Some(explain::explain(problem, options, &deadline));
+    }
     outcome
+}
+
+/// Plans a problem with colocations or separations: on its lowering to
+/// plain buffers (see `crate::links::Lowered`), read back per buffer.
+#[cfg(feature = "constraints")]
+fn plan_linked(problem: &Problem, options: &Options) -> Outcome {
+    match problem.lowered() {
+        Ok(lowered) => {
+            let mut outcome = plan(&lowered.problem, options);
+            if let Some(s) = outcome.solution.take() {
+                outcome.solution = Some(Solution {
+                    offsets: lowered.lift(&s.offsets),
+                });
+            }
+            // A conflict among lowered buffers names all their members.
+            if let Some(c) = &mut outcome.conflict {
+                let mut members: alloc::vec::Vec<usize> =
+                    c.buffers.iter().flat_map(|&u| lowered.members(u)).collect();
+                members.sort_unstable();
+                c.buffers = members;
+            }
+            outcome
+        }
+        // The links are checked as they are made, so the lowering is
+        // valid; should it not be, no placement is claimed.
+        Err(_) => {
+            let mut outcome = Outcome::empty(0);
+            outcome.status = Status::NotFound;
+            outcome
+        }
+    }
 }
 
 #[cfg(feature = "heuristics")]

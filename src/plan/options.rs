@@ -215,6 +215,10 @@ pub struct Outcome {
     pub stats: Stats,
     /// Improving restarts run.
     pub restarts: u64,
+    /// When fitting was proven infeasible: buffers that cannot fit
+    /// together (see `explain`).
+    #[cfg(feature = "constraints")]
+    pub conflict: Option<super::Conflict>,
 }
 
 impl Outcome {
@@ -233,6 +237,8 @@ impl Outcome {
             stopped: None,
             stats: Stats::default(),
             restarts: 0,
+            #[cfg(feature = "constraints")]
+            conflict: None,
         }
     }
 

@@ -127,6 +127,47 @@ pub fn conflict(a: &Buffer, oa: i64, b: &Buffer, ob: i64) -> bool {
 /// search with forward checking over every aligned offset of every buffer.
 /// Returns a placement if one exists.
 pub fn brute_force(problem: &Problem) -> Option<Vec<i64>> {
+    brute_force_with(problem, |_, _, _, _| None)
+}
+
+/// [`brute_force`] honouring the problem's colocations (same offset, and
+/// no conflict between them) and separations (no shared byte at all), from
+/// their definitions.
+pub fn brute_force_linked(problem: &Problem) -> Option<Vec<i64>> {
+    let n = problem.len();
+    let mut colocated = vec![vec![false; n]; n];
+    let mut separated = vec![vec![false; n]; n];
+    for (groups, table) in [
+        (problem.colocations(), &mut colocated),
+        (problem.separations(), &mut separated),
+    ] {
+        for g in groups {
+            for &a in g {
+                for &b in g {
+                    table[a as usize][b as usize] = a != b;
+                }
+            }
+        }
+    }
+    let sizes: Vec<i64> = problem.buffers().iter().map(|b| b.size).collect();
+    brute_force_with(problem, |i, oi, j, oj| {
+        if colocated[i][j] {
+            Some(oi == oj)
+        } else if separated[i][j] {
+            Some(oi + sizes[i] <= oj || oj + sizes[j] <= oi)
+        } else {
+            None
+        }
+    })
+}
+
+/// The brute-force search; `rule(i, oi, j, oj)` may decide whether buffers
+/// `i` at `oi` and `j` at `oj` go together (`None`: they do unless they
+/// share a byte at some time).
+pub fn brute_force_with(
+    problem: &Problem,
+    rule: impl Fn(usize, i64, usize, i64) -> Option<bool>,
+) -> Option<Vec<i64>> {
     let bs = problem.buffers();
     let cap = problem.capacity();
     let n = bs.len();
@@ -167,7 +208,9 @@ pub fn brute_force(problem: &Problem) -> Option<Vec<i64>> {
                     domains[j]
                         .iter()
                         .enumerate()
-                        .filter(|&(_, &oj)| !conflict(&bs[i], oi, &bs[j], oj))
+                        .filter(|&(_, &oj)| {
+                            rule(i, oi, j, oj).unwrap_or_else(|| !conflict(&bs[i], oi, &bs[j], oj))
+                        })
                         .fold(0u64, |m, (k, _)| m | (1 << k))
                 })
                 .collect();

@@ -215,10 +215,14 @@ fn place(a: Place) -> Result<Exit, Exit> {
             ))
         }
         Status::Infeasible => {
+            let why = match &outcome.conflict {
+                Some(c) => format!("; {}", conflict_words(&problem, c)),
+                None => String::new(),
+            };
             return Ok(Exit::fail(
                 2,
-                format!("infeasible: no placement fits capacity {capacity}"),
-            ))
+                format!("infeasible: no placement fits capacity {capacity}{why}"),
+            ));
         }
         Status::NotFound => {
             return Ok(Exit::fail(
@@ -275,4 +279,29 @@ fn place(a: Place) -> Result<Exit, Exit> {
         )));
     }
     Ok(Exit::ok())
+}
+
+/// "buffers b1, b3 and b5 cannot fit together" (the first 20 ids).
+fn conflict_words(problem: &minimalloc::Problem, c: &minimalloc::plan::Conflict) -> String {
+    const SHOWN: usize = 20;
+    let ids: Vec<&str> = c
+        .buffers
+        .iter()
+        .take(SHOWN)
+        .map(|&i| problem.buffers()[i].id.as_str())
+        .collect();
+    let mut list = match ids.split_last() {
+        Some((last, rest)) if !rest.is_empty() => format!("{} and {last}", rest.join(", ")),
+        Some((last, _)) => last.to_string(),
+        None => String::new(),
+    };
+    if c.buffers.len() > SHOWN {
+        list = format!("{} and {} more", ids.join(", "), c.buffers.len() - SHOWN);
+    }
+    let proven = if c.irreducible {
+        ""
+    } else {
+        " (a smaller set may exist)"
+    };
+    format!("buffers {list} cannot fit together{proven}")
 }

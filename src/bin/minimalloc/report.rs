@@ -107,7 +107,7 @@ impl Figures<'_> {
         format!(
             "{{\"buffers\":{},\"max_load\":{},\"status\":{},\"height\":{},\"lower_bound\":{},\
              \"optimal\":{},\"source\":{},\"restarts\":{},\"nodes\":{},\"backtracks\":{},\
-             \"time_s\":{:.6},\"stop_reason\":{}}}",
+             \"time_s\":{:.6},\"stop_reason\":{},\"conflict\":{},\"conflict_irreducible\":{}}}",
             self.problem.len(),
             self.max_load,
             json_string(self.status()),
@@ -120,6 +120,18 @@ impl Figures<'_> {
             o.stats.backtracks,
             self.elapsed.as_secs_f64(),
             text(self.stop_reason()),
+            match &o.conflict {
+                Some(c) => format!(
+                    "[{}]",
+                    c.buffers
+                        .iter()
+                        .map(|&i| json_string(&self.problem.buffers()[i].id))
+                        .collect::<Vec<_>>()
+                        .join(",")
+                ),
+                None => "null".into(),
+            },
+            o.conflict.as_ref().is_some_and(|c| c.irreducible),
         )
     }
 }

@@ -1,0 +1,189 @@
+//! Progress through a C callback with a user pointer, which may also stop
+//! the solve (as solver libraries that compilers embed do).
+
+use core::ffi::{c_int, c_void};
+
+use super::options::minimalloc_options;
+use super::{entry, minimalloc_status};
+
+/// A progress callback: called with the best height so far (-1: none
+/// yet), the proven lower bound (0 until known) and the microseconds since
+/// the solve began. Returning nonzero stops the solve, as
+/// `minimalloc_options_cancel` would: a minimisation then returns its
+/// best placement, a fit `MINIMALLOC_STATUS_CANCELLED`.
+pub type minimalloc_progress_fn = Option<
+    unsafe extern "C" fn(
+        user: *mut c_void,
+        height: i64,
+        lower_bound: i64,
+        elapsed_us: u64,
+    ) -> c_int,
+>;
+
+/// A callback and the pointer it is given.
+#[cfg(all(feature = "std", feature = "heuristics"))]
+#[derive(Clone, Copy)]
+pub(crate) struct Callback {
+    f: unsafe extern "C" fn(*mut c_void, i64, i64, u64) -> c_int,
+    user: *mut c_void,
+}
+
+// Safety: the caller of minimalloc_options_set_progress promises that the
+// callback may be called from any thread, one call at a time (documented
+// there); calls are serialised here.
+#[cfg(all(feature = "std", feature = "heuristics"))]
+unsafe impl Send for Callback {}
+#[cfg(all(feature = "std", feature = "heuristics"))]
+unsafe impl Sync for Callback {}
+
+/// Calls `callback` during solves with these options when the best height
+/// or the lower bound improves, at most every 100 ms, and every 100 ms
+/// while nothing improves, then once at the end; `user` is passed along.
+/// Calls come from the solver's threads or a helper thread, never two at
+/// once. NULL `callback` removes it. The tiny build (no threads) returns
+/// `MINIMALLOC_STATUS_UNSUPPORTED`.
+///
+/// # Safety
+/// `options` is NULL or a live handle; `callback`, if not NULL, may be
+/// called with `user` from any thread until it is removed or the options
+/// are freed.
+#[no_mangle]
+pub unsafe extern "C" fn minimalloc_options_set_progress(
+    options: *mut minimalloc_options,
+    callback: minimalloc_progress_fn,
+    user: *mut c_void,
+) -> minimalloc_status {
+    entry(
+        // Safety: NULL or a live handle, by contract.
+        || unsafe { options.as_ref() }.map(|o| &o.error),
+        || {
+            // Safety: as above.
+            let Some(o) = (unsafe { options.as_ref() }) else {
+                return minimalloc_status::NullPointer;
+            };
+            #[cfg(all(feature = "std", feature = "heuristics"))]
+            {
+                let cb = callback.map(|f| Callback { f, user });
+                o.progress.with(|p| *p = cb);
+                minimalloc_status::Ok
+            }
+            #[cfg(not(all(feature = "std", feature = "heuristics")))]
+            {
+                let _ = (o, callback, user);
+                minimalloc_status::Unsupported
+            }
+        },
+    )
+}
+
+#[cfg(all(feature = "std", feature = "heuristics"))]
+pub(crate) use reporter::Reporter;
+
+#[cfg(all(feature = "std", feature = "heuristics"))]
+mod reporter {
+    use std::sync::atomic::{AtomicBool, Ordering};
+    use std::sync::{Arc, Mutex};
+    use std::time::{Duration, Instant};
+
+    use super::Callback;
+    use crate::plan::{Progress, Report};
+
+    /// At most one call per this long, and at least one while the solve runs.
+    const EVERY: Duration = Duration::from_millis(100);
+
+    /// The calls of one solve.
+    pub(crate) struct Reporter {
+        callback: Callback,
+        cancel: Arc<AtomicBool>,
+        state: Mutex<State>,
+        start: Instant,
+        done: AtomicBool,
+        /// The callback asked to stop, and the cancel flag was set for it.
+        stopped: AtomicBool,
+    }
+
+    struct State {
+        height: i64,
+        lower_bound: i64,
+        last_call: Option<Instant>,
+        /// Figures changed since the last call.
+        fresh: bool,
+    }
+
+    impl Reporter {
+        pub(crate) fn new(callback: Callback, cancel: Arc<AtomicBool>) -> Arc<Reporter> {
+            Arc::new(Reporter {
+                callback,
+                cancel,
+                state: Mutex::new(State {
+                    height: -1,
+                    lower_bound: 0,
+                    last_call: None,
+                    fresh: false,
+                }),
+                start: Instant::now(),
+                done: AtomicBool::new(false),
+                stopped: AtomicBool::new(false),
+            })
+        }
+
+        /// The plan's progress callback: records, and calls if due.
+        pub(crate) fn progress(self: &Arc<Self>) -> Progress {
+            let me = self.clone();
+            Progress(Arc::new(move |r: &Report| {
+                let mut s = me.state.lock().unwrap_or_else(|e| e.into_inner());
+                s.height = r.height.unwrap_or(-1);
+                s.lower_bound = r.lower_bound;
+                s.fresh = true;
+                if s.last_call.is_none_or(|t| t.elapsed() >= EVERY) {
+                    me.call(&mut s);
+                }
+            }))
+        }
+
+        /// Calls the callback (the state's lock held: one call at a time).
+        fn call(&self, s: &mut State) {
+            s.last_call = Some(Instant::now());
+            s.fresh = false;
+            let us = u64::try_from(self.start.elapsed().as_micros()).unwrap_or(u64::MAX);
+            // Safety: the callback and its pointer, as the caller set them.
+            let stop =
+                unsafe { (self.callback.f)(self.callback.user, s.height, s.lower_bound, us) };
+            if stop != 0 && !self.cancel.swap(true, Ordering::Relaxed) {
+                self.stopped.store(true, Ordering::Relaxed);
+            }
+        }
+
+        /// Calls every 100 ms while nothing else does, until [`finish`].
+        pub(crate) fn heartbeat(&self) {
+            while !self.done.load(Ordering::Relaxed) {
+                std::thread::sleep(Duration::from_millis(10));
+                let mut s = self.state.lock().unwrap_or_else(|e| e.into_inner());
+                if !self.done.load(Ordering::Relaxed)
+                    && s.last_call.is_none_or(|t| t.elapsed() >= EVERY)
+                {
+                    self.call(&mut s);
+                }
+            }
+        }
+
+        /// The solve is over: one last call with its figures if they are
+        /// news; the cancel flag is cleared again if only the callback set
+        /// it, so that later solves with these options run.
+        pub(crate) fn finish(&self, height: Option<i64>, lower_bound: i64) {
+            let mut s = self.state.lock().unwrap_or_else(|e| e.into_inner());
+            self.done.store(true, Ordering::Relaxed);
+            let height = height.unwrap_or(-1);
+            if s.fresh || s.height != height || s.lower_bound != lower_bound {
+                s.height = height;
+                s.lower_bound = lower_bound;
+                if !self.stopped.load(Ordering::Relaxed) {
+                    self.call(&mut s);
+                }
+            }
+            if self.stopped.load(Ordering::Relaxed) {
+                self.cancel.store(false, Ordering::Relaxed);
+            }
+        }
+    }
+}
