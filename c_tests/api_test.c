@@ -476,7 +476,7 @@ static void test_last_errors(void) {
   assert(minimalloc_solve(p, 0, &s) == MINIMALLOC_STATUS_OK && s != NULL);
   assert(strcmp(minimalloc_last_error(), "") == 0);
   assert(minimalloc_solution_offsets(s, offsets, 1) == MINIMALLOC_STATUS_INVALID_ARGUMENT);
-  assert(has(minimalloc_last_error(), "the array holds 1 offsets, the solution has 5"));
+  assert(strcmp(minimalloc_last_error(), "invalid argument") == 0);
   minimalloc_solution_free(s);
   /* Options: a refused value, then a success clears it. */
   o = minimalloc_options_new();

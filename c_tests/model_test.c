@@ -131,10 +131,14 @@ static void test_conflict(int tiny) {
                                          &index) == MINIMALLOC_STATUS_OK);
   }
   assert(minimalloc_solve_with(p, o, &s) == MINIMALLOC_STATUS_INFEASIBLE && s == NULL);
-  assert(minimalloc_options_conflict(o, NULL, 0, &count, NULL) == MINIMALLOC_STATUS_OK);
   if (tiny) {
-    assert(count == 0);
-  } else {
+    assert(minimalloc_options_conflict(o, NULL, 0, &count, NULL) == MINIMALLOC_STATUS_UNSUPPORTED);
+    minimalloc_options_free(o);
+    minimalloc_problem_free(p);
+    return;
+  }
+  assert(minimalloc_options_conflict(o, NULL, 0, &count, NULL) == MINIMALLOC_STATUS_OK);
+  {
     assert(count == 3);
     assert(minimalloc_options_conflict(o, conflict, 8, &count, &irreducible) ==
            MINIMALLOC_STATUS_OK);
@@ -228,6 +232,66 @@ static void test_progress(const char *long_csv, int tiny) {
   minimalloc_problem_free(p);
 }
 
+/* Two pools: a small fast one every buffer prefers, a large one; the
+ * 600-byte buffer cannot fit the first and spills, as does whatever the
+ * first cannot hold at once. */
+static void test_pools(int tiny) {
+  static const test_buffer b[5] = {{0, 10, 600}, {0, 5, 200}, {5, 10, 200}, {0, 10, 300}, {2, 8, 100}};
+  minimalloc_problem *p = minimalloc_problem_new(INT64_MAX);
+  minimalloc_options *o = minimalloc_options_new();
+  minimalloc_solution *s = NULL;
+  size_t i, j, index, sram, dram, pool_of[5], count;
+  int64_t address[5], height, bound;
+  for (i = 0; i < 5; i++) {
+    assert(minimalloc_problem_add_buffer(p, b[i].lower, b[i].upper, b[i].size, 1, &index) ==
+           MINIMALLOC_STATUS_OK);
+  }
+  if (tiny) {
+    assert(minimalloc_problem_add_pool(p, "sram", 512, 0, 64, &sram) == MINIMALLOC_STATUS_UNSUPPORTED);
+    minimalloc_options_free(o);
+    minimalloc_problem_free(p);
+    return;
+  }
+  assert(minimalloc_problem_add_pool(p, "sram", 512, 0x1000, 64, &sram) == MINIMALLOC_STATUS_OK);
+  assert(minimalloc_problem_add_pool(p, "dram", 4096, 0x100000, 64, &dram) == MINIMALLOC_STATUS_OK);
+  assert(sram == 0 && dram == 1);
+  assert(minimalloc_problem_add_pool(p, "bad", 0, 0, 1, &index) == MINIMALLOC_STATUS_INVALID_ARGUMENT);
+  assert(strstr(minimalloc_problem_last_error(p), "capacity must be positive") != NULL);
+  index = 7;
+  assert(minimalloc_problem_set_pools(p, 0, &index, 1) == MINIMALLOC_STATUS_INVALID_ARGUMENT);
+  assert(strstr(minimalloc_problem_last_error(p), "pool 7 does not exist") != NULL);
+  assert(minimalloc_solve_with(p, o, &s) == MINIMALLOC_STATUS_OK);
+  assert(minimalloc_solution_offsets(s, address, 5) == MINIMALLOC_STATUS_OK);
+  assert(minimalloc_solution_pools(s, pool_of, 5) == MINIMALLOC_STATUS_OK);
+  assert(pool_of[0] == dram); /* 600 bytes never fit 512 */
+  for (i = 0; i < 5; i++) {
+    int64_t base = pool_of[i] == sram ? 0x1000 : 0x100000;
+    int64_t cap = pool_of[i] == sram ? 512 : 4096;
+    assert(address[i] >= base && (address[i] - base) % 64 == 0);
+    assert(address[i] - base + b[i].size <= cap);
+    for (j = i + 1; j < 5; j++) {
+      int together = b[i].lower < b[j].upper && b[j].lower < b[i].upper;
+      int share = address[i] < address[j] + b[j].size && address[j] < address[i] + b[i].size;
+      assert(pool_of[i] != pool_of[j] || !(together && share));
+    }
+  }
+  for (i = 0; i < 2; i++) {
+    assert(minimalloc_options_pool_report(o, i, &height, &bound, &count) == MINIMALLOC_STATUS_OK);
+    assert(bound <= height && height <= (i == sram ? 512 : 4096));
+    printf("model_test: pool %u holds %u buffers, height %lld, lower bound %lld\n", (unsigned)i,
+           (unsigned)count, (long long)height, (long long)bound);
+  }
+  assert(minimalloc_options_pool_report(o, 2, NULL, NULL, NULL) == MINIMALLOC_STATUS_INVALID_ARGUMENT);
+  minimalloc_solution_free(s);
+  /* Buffer 0 may only go to sram: nothing can take it. */
+  index = sram;
+  assert(minimalloc_problem_set_pools(p, 0, &index, 1) == MINIMALLOC_STATUS_OK);
+  s = NULL;
+  assert(minimalloc_solve_with(p, o, &s) == MINIMALLOC_STATUS_INFEASIBLE && s == NULL);
+  minimalloc_options_free(o);
+  minimalloc_problem_free(p);
+}
+
 int main(int argc, char **argv) {
   int tiny;
   assert(argc == 3);
@@ -235,6 +299,7 @@ int main(int argc, char **argv) {
   assert(tiny || strcmp(argv[2], "full") == 0);
   test_repacking(tiny);
   test_conflict(tiny);
+  test_pools(tiny);
   test_progress(argv[1], tiny);
   printf("model_test: ok\n");
   return 0;

@@ -248,7 +248,7 @@ const char *minimalloc_version(void);
  * `MINIMALLOC_STATUS_INFEASIBLE`, a small set of buffers that cannot fit
  * below the capacity together (the busiest moment's largest buffers, or
  * what the exact search shrank the problem to within the timeout); none
- * otherwise, and never in the tiny build. Writes the number of buffers to
+ * otherwise. The tiny build returns `MINIMALLOC_STATUS_UNSUPPORTED`. Writes the number of buffers to
  * `*out_count`, the first `min(len, count)` indices (increasing) to
  * `out_indices` (which may be NULL when `len` is 0: call once to learn the
  * count), and, if `out_irreducible` is not NULL, 1 there if the set is
@@ -436,6 +436,75 @@ uint64_t minimalloc_options_elapsed_us(const struct minimalloc_options *options)
  * `options` is NULL or a live handle.
  */
 const char *minimalloc_options_last_error(const struct minimalloc_options *options);
+
+/**
+ * Adds a memory pool to `problem`: `name` (may be NULL) for reports,
+ * every buffer placed in it ends at or below `capacity`, its offsets are
+ * multiples of `alignment` and its buffers' addresses are `base` plus
+ * their offsets. Writes its index to `out_index`. Buffers may go to any
+ * pool, in the order added, unless `minimalloc_problem_set_pools` says
+ * otherwise; a fitting solve fills preferred pools first and spills the
+ * rest, a minimising one then lowers each pool's height in that order.
+ * With pools, the problem's own capacity only bounds fixed offsets and
+ * hints, and a buffer with a fixed offset stays in the pool it lists
+ * first.
+ *
+ * # Safety
+ * `problem` is NULL or a live handle; `name` is NULL or a NUL-terminated
+ * string; `out_index` is NULL or writable.
+ */
+enum minimalloc_status minimalloc_problem_add_pool(struct minimalloc_problem *problem,
+                                                   const char *name,
+                                                   int64_t capacity,
+                                                   int64_t base,
+                                                   int64_t alignment,
+                                                   size_t *out_index);
+
+/**
+ * Says which pools buffer `index` may go to: `pools[0..n]`, preferred
+ * first (`n == 0`: any, in the order the pools were added). A buffer or
+ * pool that does not exist, or a pool named twice, is an invalid
+ * argument that changes nothing.
+ *
+ * # Safety
+ * `problem` is NULL or a live handle; `pools` is NULL or has `n` readable
+ * elements.
+ */
+enum minimalloc_status minimalloc_problem_set_pools(struct minimalloc_problem *problem,
+                                                    size_t index,
+                                                    const size_t *pools,
+                                                    size_t n);
+
+/**
+ * The pool of each buffer of a solved problem with pools, copied into
+ * `out_pools` (`len` elements, at least the solution's length); the
+ * solution's offsets are then addresses: the pool's base plus the offset
+ * in it. Without pools every buffer is in pool 0.
+ *
+ * # Safety
+ * `solution` is NULL or a live handle; `out_pools` is NULL or has `len`
+ * writable elements.
+ */
+enum minimalloc_status minimalloc_solution_pools(const struct minimalloc_solution *solution,
+                                                 size_t *out_pools,
+                                                 size_t len);
+
+/**
+ * Figures of pool `pool` from the last solve with these options: its
+ * height (the highest offset + size in it, without its base), a lower
+ * bound on that height for the buffers it got (their max load), and how
+ * many buffers it got. Any of the out-parameters may be NULL. A pool
+ * that does not exist (or no pools) is an invalid argument.
+ *
+ * # Safety
+ * `options` is NULL or a live handle; each out-parameter is NULL or
+ * writable.
+ */
+enum minimalloc_status minimalloc_options_pool_report(const struct minimalloc_options *options,
+                                                      size_t pool,
+                                                      int64_t *out_height,
+                                                      int64_t *out_lower_bound,
+                                                      size_t *out_buffers);
 
 /**
  * A new problem with no buffers, or NULL if `capacity <= 0` (then

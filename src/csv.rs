@@ -63,6 +63,7 @@ enum Column {
     Offset,
     Colocation,
     Separation,
+    Pools,
     Other,
 }
 
@@ -79,6 +80,7 @@ fn column_of(name: &str) -> Column {
         "offset" => Column::Offset,
         "colocation" => Column::Colocation,
         "separation" => Column::Separation,
+        "pools" => Column::Pools,
         _ => Column::Other,
     }
 }
@@ -94,6 +96,42 @@ pub fn read_with(
     text: &str,
     capacity: i64,
     lifetime: Lifetime,
+) -> Result<(Problem, Table), CsvError> {
+    read_pooled(text, capacity, lifetime, &[])
+}
+
+/// Like [`read_with`], with memory pools: a `pools` column lists, by
+/// name and preferred first, the pools each buffer may go to (empty: any).
+#[cfg(feature = "constraints")]
+pub fn read_pooled(
+    text: &str,
+    capacity: i64,
+    lifetime: Lifetime,
+    pools: &[crate::pools::Pool],
+) -> Result<(Problem, Table), CsvError> {
+    read_inner(text, capacity, lifetime, pools)
+}
+
+#[cfg(not(feature = "constraints"))]
+fn read_pooled(
+    text: &str,
+    capacity: i64,
+    lifetime: Lifetime,
+    _pools: &[()],
+) -> Result<(Problem, Table), CsvError> {
+    read_inner(text, capacity, lifetime, _pools)
+}
+
+#[cfg(feature = "constraints")]
+type PoolList<'a> = &'a [crate::pools::Pool];
+#[cfg(not(feature = "constraints"))]
+type PoolList<'a> = &'a [()];
+
+fn read_inner(
+    text: &str,
+    capacity: i64,
+    lifetime: Lifetime,
+    pools: PoolList<'_>,
 ) -> Result<(Problem, Table), CsvError> {
     let mut lines = text
         .lines()
@@ -259,7 +297,61 @@ pub fn read_with(
             )?;
         }
     }
+    #[cfg(feature = "constraints")]
+    for pool in pools {
+        problem.add_pool(pool.clone()).map_err(|e| CsvError {
+            line: 1,
+            column: None,
+            message: e.to_string(),
+        })?;
+    }
+    if let Some(col) = find(Column::Pools) {
+        pool_column(&mut problem, &table, col, pools).map_err(|(line, message)| CsvError {
+            line,
+            column: Some("pools".into()),
+            message,
+        })?;
+    }
     Ok((problem, table))
+}
+
+/// Applies a `pools` column (names of `pools`, space-separated, preferred
+/// first).
+fn pool_column(
+    problem: &mut Problem,
+    table: &Table,
+    col: usize,
+    pools: PoolList<'_>,
+) -> Result<(), (usize, String)> {
+    #[cfg(feature = "constraints")]
+    {
+        if pools.is_empty() {
+            return Err((
+                1,
+                "a pools column needs pools (--pool NAME:CAPACITY)".into(),
+            ));
+        }
+        for row in 0..table.lines.len() {
+            let line = table.lines.get(row).copied().unwrap_or(0);
+            let mut list = Vec::new();
+            for name in table.cell(row, col).split_whitespace() {
+                let p = pools
+                    .iter()
+                    .position(|p| p.name == name)
+                    .ok_or_else(|| (line, format!("no pool is named {name:?}")))?;
+                list.push(p);
+            }
+            problem
+                .set_pools(row, &list)
+                .map_err(|e| (line, e.to_string()))?;
+        }
+        Ok(())
+    }
+    #[cfg(not(feature = "constraints"))]
+    {
+        let _ = (problem, table, col, pools);
+        Err((1, "pools are not in this build".into()))
+    }
 }
 
 /// Applies a `colocation` column (rows with the same non-empty label share

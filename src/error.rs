@@ -293,6 +293,43 @@ impl LinkError {
     }
 }
 
+/// Why a pool, or a buffer's list of pools, is refused.
+#[cfg(feature = "constraints")]
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum PoolError {
+    /// A capacity that is not positive.
+    Capacity(i64),
+    /// An alignment that is not positive.
+    Alignment(i64),
+    /// A base that is negative, misaligned, or overflows with the capacity.
+    Base {
+        /// The base.
+        base: i64,
+        /// The pool's alignment.
+        alignment: i64,
+    },
+    /// A buffer that lists the pool twice.
+    Repeated {
+        /// The buffer.
+        buffer: usize,
+    },
+}
+
+#[cfg(feature = "constraints")]
+impl fmt::Display for PoolError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match *self {
+            PoolError::Capacity(c) => write!(f, "capacity must be positive, got {c}"),
+            PoolError::Alignment(a) => write!(f, "alignment must be positive, got {a}"),
+            PoolError::Base { base, alignment } => write!(
+                f,
+                "base {base} must be a non-negative multiple of the alignment {alignment} that leaves room for the capacity"
+            ),
+            PoolError::Repeated { buffer } => write!(f, "buffer {buffer} lists it twice"),
+        }
+    }
+}
+
 /// An invalid input: which buffer, which field, why.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum Error {
@@ -342,6 +379,24 @@ pub enum Error {
         second_id: String,
         /// Why.
         reason: LinkError,
+    },
+    /// A pool that cannot be used.
+    #[cfg(feature = "constraints")]
+    Pool {
+        /// Its index.
+        pool: usize,
+        /// Its name.
+        name: String,
+        /// Why.
+        reason: PoolError,
+    },
+    /// An index that names no pool.
+    #[cfg(feature = "constraints")]
+    NoSuchPool {
+        /// The index given.
+        pool: usize,
+        /// Number of pools.
+        pools: usize,
     },
     /// An index that names no buffer.
     NoSuchBuffer {
@@ -403,6 +458,19 @@ impl Error {
                 f,
                 "base address {} + height {} overflows a 64-bit address",
                 &[I(*base), I(*height)],
+            ),
+            #[cfg(feature = "constraints")]
+            Error::Pool { pool, name, reason } => {
+                let _ = fill(f, "pool {} (\"{}\"): ", &[U(*pool as u64), S(name)]);
+                let mut text = String::new();
+                let _ = core::fmt::Write::write_fmt(&mut text, format_args!("{reason}"));
+                f.put(&text)
+            }
+            #[cfg(feature = "constraints")]
+            Error::NoSuchPool { pool, pools } => fill(
+                f,
+                "pool {} does not exist (the problem has {} pools)",
+                &[U(*pool as u64), U(*pools as u64)],
             ),
             #[cfg(feature = "constraints")]
             Error::Link {

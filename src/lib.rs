@@ -54,6 +54,8 @@ pub mod heuristic;
 #[cfg(feature = "constraints")]
 pub mod links;
 pub mod plan;
+#[cfg(feature = "constraints")]
+pub mod pools;
 pub mod problem;
 mod rng;
 #[cfg(not(feature = "std"))]
@@ -72,5 +74,7 @@ pub use plan::{plan, Method, Objective, Options, Outcome, Source, Status};
 #[cfg(feature = "heuristics")]
 pub use plan::{Progress, Report};
 pub use problem::{Buffer, BufferError, Error, Field, Gap, Lifetime, Problem, Window};
+#[cfg(feature = "constraints")]
+pub use solution::validate_pooled;
 pub use solution::{validate, Solution, ValidationError};
 pub use sweep::max_load;

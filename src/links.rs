@@ -18,10 +18,16 @@ pub struct Links {
     pub(crate) colocations: Vec<Vec<u32>>,
     /// Groups of two or more buffers no two of which share a byte, sorted.
     pub(crate) separations: Vec<Vec<u32>>,
+    /// Memory pools (see `crate::pools`); none: the one arena below the
+    /// problem's capacity.
+    pub(crate) pools: Vec<crate::pools::Pool>,
+    /// For each buffer that has them, the pools it may go to, preferred
+    /// first (a buffer without may go to any, in the pools' order).
+    pub(crate) choices: Vec<Vec<u32>>,
 }
 
 impl Links {
-    /// Whether there is nothing to honour.
+    /// Whether there are no colocations and no separations.
     pub fn is_empty(&self) -> bool {
         self.colocations.is_empty() && self.separations.is_empty()
     }

@@ -9,9 +9,9 @@
 use alloc::string::String;
 use alloc::vec::Vec;
 
-#[cfg(feature = "constraints")]
-pub use crate::error::LinkError;
 pub use crate::error::{BufferError, Error, Field};
+#[cfg(feature = "constraints")]
+pub use crate::error::{LinkError, PoolError};
 
 /// The part `[lower, upper)` of a buffer's memory, relative to its offset,
 /// that stays in use during a gap.

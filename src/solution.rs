@@ -114,6 +114,18 @@ pub enum ValidationError {
         /// The other.
         second: usize,
     },
+    /// A buffer in a pool it does not list (or in none).
+    #[cfg(feature = "constraints")]
+    WrongPool {
+        /// Buffer index.
+        buffer: usize,
+        /// The pool it was put in (`u32::MAX`: none).
+        pool: u32,
+    },
+    /// A problem with pools checked without the pool of each buffer (see
+    /// [`validate_pooled`]).
+    #[cfg(feature = "constraints")]
+    Pooled,
 }
 
 impl core::fmt::Display for ValidationError {
@@ -183,6 +195,23 @@ impl core::fmt::Display for ValidationError {
                 "buffers {} and {} are separated but share memory",
                 &[u(first), u(second)],
             ),
+            #[cfg(feature = "constraints")]
+            ValidationError::WrongPool { buffer, pool } => fill(
+                f,
+                "buffer {} is in pool {}, which it does not list",
+                &[
+                    u(buffer),
+                    I(if pool == u32::MAX {
+                        -1
+                    } else {
+                        i64::from(pool)
+                    }),
+                ],
+            ),
+            #[cfg(feature = "constraints")]
+            ValidationError::Pooled => f.write_str(
+                "the problem has pools: check it with validate_pooled and the pool of each buffer",
+            ),
         }
     }
 }
@@ -207,6 +236,10 @@ pub fn validate_below(
             expected: buffers.len(),
             got: solution.offsets.len(),
         });
+    }
+    #[cfg(feature = "constraints")]
+    if !problem.pools().is_empty() {
+        return Err(ValidationError::Pooled);
     }
     for (i, (b, &offset)) in buffers.iter().zip(&solution.offsets).enumerate() {
         if offset < 0 {
@@ -405,4 +438,124 @@ fn union_pieces(buffers: &[crate::problem::Buffer], members: &[u32]) -> Vec<(i64
         }
     }
     out
+}
+
+/// Checks a placement of a problem with pools: buffer `i` is in pool
+/// `pool_of[i]`, which it lists, at address `solution.offsets[i]` (the
+/// pool's base plus its offset there); a buffer with a fixed offset is in
+/// the pool it lists first. In each pool, as [`validate`]
+/// checks one arena: offsets aligned (to the buffer's and the pool's
+/// alignment), below the pool's capacity, fixed ones in place, no two
+/// buffers sharing a byte at one time, colocated ones at one offset,
+/// separated ones apart; colocated buffers share a pool too.
+#[cfg(feature = "constraints")]
+pub fn validate_pooled(
+    problem: &Problem,
+    solution: &Solution,
+    pool_of: &[u32],
+) -> Result<(), ValidationError> {
+    let n = problem.len();
+    for got in [solution.offsets.len(), pool_of.len()] {
+        if got != n {
+            return Err(ValidationError::Length { expected: n, got });
+        }
+    }
+    let pools = problem.pools();
+    for (i, &p) in pool_of.iter().enumerate() {
+        let listed = problem.pools_of(i);
+        // A fixed buffer stays in the pool it lists first.
+        let allowed = match problem.buffers()[i].offset {
+            Some(_) => listed.first() == Some(&p),
+            None => listed.contains(&p),
+        };
+        if p as usize >= pools.len() || !allowed {
+            return Err(ValidationError::WrongPool { buffer: i, pool: p });
+        }
+    }
+    for members in problem.colocations() {
+        let first = members[0] as usize;
+        if let Some(&m) = members
+            .iter()
+            .find(|&&m| pool_of[m as usize] != pool_of[first])
+        {
+            return Err(ValidationError::Split {
+                first,
+                second: m as usize,
+            });
+        }
+    }
+    for (p, pool) in pools.iter().enumerate() {
+        let members: Vec<usize> = (0..n).filter(|&i| pool_of[i] == p as u32).collect();
+        let sub = problem
+            .subproblem(&members, pool.capacity, pool.alignment)
+            .map_err(|_| ValidationError::WrongPool {
+                buffer: members.first().copied().unwrap_or(0),
+                pool: p as u32,
+            })?;
+        let offsets = members
+            .iter()
+            .map(|&m| solution.offsets[m] - pool.base)
+            .collect();
+        validate(&sub, &Solution { offsets }).map_err(|e| renumber(e, &members))?;
+    }
+    Ok(())
+}
+
+/// `e` about buffers of a subproblem, made about the buffers `members`.
+#[cfg(feature = "constraints")]
+fn renumber(e: ValidationError, members: &[usize]) -> ValidationError {
+    let m = |i: usize| members.get(i).copied().unwrap_or(i);
+    match e {
+        ValidationError::Negative { buffer, offset } => ValidationError::Negative {
+            buffer: m(buffer),
+            offset,
+        },
+        ValidationError::Misaligned {
+            buffer,
+            offset,
+            alignment,
+        } => ValidationError::Misaligned {
+            buffer: m(buffer),
+            offset,
+            alignment,
+        },
+        ValidationError::ExceedsCapacity {
+            buffer,
+            offset,
+            size,
+            capacity,
+        } => ValidationError::ExceedsCapacity {
+            buffer: m(buffer),
+            offset,
+            size,
+            capacity,
+        },
+        ValidationError::FixedMoved {
+            buffer,
+            offset,
+            fixed,
+        } => ValidationError::FixedMoved {
+            buffer: m(buffer),
+            offset,
+            fixed,
+        },
+        ValidationError::Overlap {
+            first,
+            second,
+            time,
+        } => ValidationError::Overlap {
+            first: m(first),
+            second: m(second),
+            time,
+        },
+        ValidationError::Split { first, second } => ValidationError::Split {
+            first: m(first),
+            second: m(second),
+        },
+        ValidationError::Separated { first, second } => ValidationError::Separated {
+            first: m(first),
+            second: m(second),
+        },
+        other => other,
+    }
 }

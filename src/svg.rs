@@ -263,6 +263,25 @@ fn escape(out: &mut String, text: &str) {
     }
 }
 
+/// Drawings stacked in one picture, one panel under the other (one panel
+/// per memory pool).
+pub fn stack(panels: &[String]) -> String {
+    let total = HEIGHT * panels.len().max(1) as f64;
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{WIDTH}\" height=\"{total}\" \
+         viewBox=\"0 0 {WIDTH} {total}\">"
+    );
+    for (k, panel) in panels.iter().enumerate() {
+        // Each panel is a whole drawing; nested, it takes its place by y.
+        let y = HEIGHT * k as f64;
+        out.push_str(&panel.replacen("<svg ", &format!("<svg y=\"{y}\" "), 1));
+    }
+    out.push_str("</svg>\n");
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -3,14 +3,16 @@
 
 use core::ffi::c_int;
 
+#[cfg(feature = "constraints")]
+use super::entry;
+use super::minimalloc_status;
 use super::options::minimalloc_options;
-use super::{entry, minimalloc_status};
 
 /// The conflict the last solve with these options found: after
 /// `MINIMALLOC_STATUS_INFEASIBLE`, a small set of buffers that cannot fit
 /// below the capacity together (the busiest moment's largest buffers, or
 /// what the exact search shrank the problem to within the timeout); none
-/// otherwise, and never in the tiny build. Writes the number of buffers to
+/// otherwise. The tiny build returns `MINIMALLOC_STATUS_UNSUPPORTED`. Writes the number of buffers to
 /// `*out_count`, the first `min(len, count)` indices (increasing) to
 /// `out_indices` (which may be NULL when `len` is 0: call once to learn the
 /// count), and, if `out_irreducible` is not NULL, 1 there if the set is
@@ -28,6 +30,12 @@ pub unsafe extern "C" fn minimalloc_options_conflict(
     out_count: *mut usize,
     out_irreducible: *mut c_int,
 ) -> minimalloc_status {
+    #[cfg(not(feature = "constraints"))]
+    {
+        let _ = (options, out_indices, len, out_count, out_irreducible);
+        super::unsupported()
+    }
+    #[cfg(feature = "constraints")]
     entry(
         || None,
         || {
@@ -38,7 +46,6 @@ pub unsafe extern "C" fn minimalloc_options_conflict(
             if out_count.is_null() || (len > 0 && out_indices.is_null()) {
                 return minimalloc_status::NullPointer;
             }
-            #[cfg(feature = "constraints")]
             let (count, irreducible) = _o.conflict.with(|c| {
                 let n = c.len().min(len);
                 // Safety: `out_indices` has `len >= n` elements (n > 0
@@ -50,8 +57,6 @@ pub unsafe extern "C" fn minimalloc_options_conflict(
                         .load(core::sync::atomic::Ordering::Relaxed),
                 )
             });
-            #[cfg(not(feature = "constraints"))]
-            let (count, irreducible) = (0, false);
             // Safety: checked non-NULL; writable by contract.
             unsafe { *out_count = count };
             if !out_irreducible.is_null() {

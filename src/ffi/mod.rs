@@ -18,6 +18,7 @@
 
 pub mod conflict;
 pub mod options;
+pub mod pools;
 pub mod problem;
 pub mod progress;
 pub mod solution;
@@ -250,6 +251,14 @@ fn settle(status: minimalloc_status, message: Option<&Message>) -> minimalloc_st
         None => set_last_error(default_message(status)),
     }
     status
+}
+
+/// What the calls of features left out of this build return (the tiny
+/// build has no colocations, pools or callbacks): UNSUPPORTED, also as
+/// the thread's last error.
+#[cfg(not(feature = "constraints"))]
+pub(crate) fn unsupported() -> minimalloc_status {
+    settle(minimalloc_status::Unsupported, None)
 }
 
 /// Runs the body of an entry point inside [`guard`], then settles its

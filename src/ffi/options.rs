@@ -92,6 +92,9 @@ pub struct minimalloc_options {
     pub(super) conflict: super::Locked<alloc::vec::Vec<usize>>,
     #[cfg(feature = "constraints")]
     pub(super) conflict_irreducible: AtomicBool,
+    /// Per pool of the last solve: height, lower bound, buffers.
+    #[cfg(feature = "constraints")]
+    pub(super) pools: super::Locked<alloc::vec::Vec<(i64, i64, usize)>>,
     /// The progress callback and its user pointer.
     #[cfg(all(feature = "std", feature = "heuristics"))]
     pub(super) progress: super::Locked<Option<super::progress::Callback>>,
@@ -121,6 +124,8 @@ pub extern "C" fn minimalloc_options_new() -> *mut minimalloc_options {
             conflict: super::Locked::new(alloc::vec::Vec::new()),
             #[cfg(feature = "constraints")]
             conflict_irreducible: AtomicBool::new(false),
+            #[cfg(feature = "constraints")]
+            pools: super::Locked::new(alloc::vec::Vec::new()),
             #[cfg(all(feature = "std", feature = "heuristics"))]
             progress: super::Locked::new(None),
         }))

@@ -33,7 +33,7 @@ pub struct minimalloc_problem {
     pub(crate) problem: Problem,
     /// How lifetimes and gaps given from now on are written.
     lifetime: Lifetime,
-    error: Message,
+    pub(super) error: Message,
 }
 
 impl minimalloc_problem {
@@ -431,8 +431,16 @@ pub unsafe extern "C" fn minimalloc_problem_colocate(
     indices: *const usize,
     n: usize,
 ) -> minimalloc_status {
+    #[cfg(not(feature = "constraints"))]
+    {
+        let _ = (problem, indices, n);
+        super::unsupported()
+    }
     // Safety: as the caller passed them.
-    unsafe { link(problem, indices, n, true) }
+    #[cfg(feature = "constraints")]
+    unsafe {
+        link(problem, indices, n, true)
+    }
 }
 
 /// Declares that no two of buffers `indices[0..n]` may share a byte,
@@ -450,14 +458,23 @@ pub unsafe extern "C" fn minimalloc_problem_separate(
     indices: *const usize,
     n: usize,
 ) -> minimalloc_status {
+    #[cfg(not(feature = "constraints"))]
+    {
+        let _ = (problem, indices, n);
+        super::unsupported()
+    }
     // Safety: as the caller passed them.
-    unsafe { link(problem, indices, n, false) }
+    #[cfg(feature = "constraints")]
+    unsafe {
+        link(problem, indices, n, false)
+    }
 }
 
 /// Both link calls.
 ///
 /// # Safety
 /// As theirs.
+#[cfg(feature = "constraints")]
 unsafe fn link(
     problem: *mut minimalloc_problem,
     indices: *const usize,
@@ -475,7 +492,6 @@ unsafe fn link(
             if n > 0 && indices.is_null() {
                 return minimalloc_status::NullPointer;
             }
-            #[cfg(feature = "constraints")]
             {
                 let members: &[usize] = if n == 0 {
                     &[]
@@ -495,11 +511,6 @@ unsafe fn link(
                         minimalloc_status::InvalidArgument
                     }
                 }
-            }
-            #[cfg(not(feature = "constraints"))]
-            {
-                let _ = (h, colocate);
-                minimalloc_status::Unsupported
             }
         },
     )

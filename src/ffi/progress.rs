@@ -3,8 +3,10 @@
 
 use core::ffi::{c_int, c_void};
 
+#[cfg(feature = "constraints")]
+use super::entry;
+use super::minimalloc_status;
 use super::options::minimalloc_options;
-use super::{entry, minimalloc_status};
 
 /// A progress callback: called with the best height so far (-1: none
 /// yet), the proven lower bound (0 until known) and the microseconds since
@@ -53,6 +55,12 @@ pub unsafe extern "C" fn minimalloc_options_set_progress(
     callback: minimalloc_progress_fn,
     user: *mut c_void,
 ) -> minimalloc_status {
+    #[cfg(not(feature = "constraints"))]
+    {
+        let _ = (options, callback, user);
+        super::unsupported()
+    }
+    #[cfg(feature = "constraints")]
     entry(
         // Safety: NULL or a live handle, by contract.
         || unsafe { options.as_ref() }.map(|o| &o.error),

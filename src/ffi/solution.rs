@@ -4,7 +4,6 @@ use alloc::boxed::Box;
 use alloc::vec::Vec;
 
 use super::{entry_local, guard, minimalloc_status};
-use crate::text::{format, Arg::U};
 
 /// The offsets of a solved problem, one per buffer in the order added.
 /// Opaque; made by `minimalloc_solve*`, released by
@@ -12,6 +11,9 @@ use crate::text::{format, Arg::U};
 pub struct minimalloc_solution {
     pub(crate) offsets: Vec<i64>,
     pub(crate) height: i64,
+    /// With pools, the pool of each buffer.
+    #[cfg(feature = "constraints")]
+    pub(crate) pools: Vec<u32>,
 }
 
 /// Number of offsets (the problem's buffer count); 0 for NULL.
@@ -39,7 +41,7 @@ pub unsafe extern "C" fn minimalloc_solution_offsets(
     out_offsets: *mut i64,
     len: usize,
 ) -> minimalloc_status {
-    entry_local(|message| {
+    entry_local(|_| {
         // Safety: NULL or a live handle, by contract.
         let Some(s) = (unsafe { solution.as_ref() }) else {
             return minimalloc_status::NullPointer;
@@ -51,10 +53,6 @@ pub unsafe extern "C" fn minimalloc_solution_offsets(
             return minimalloc_status::NullPointer;
         }
         if len < s.offsets.len() {
-            message.set(&format(
-                "the array holds {} offsets, the solution has {}",
-                &[U(len as u64), U(s.offsets.len() as u64)],
-            ));
             return minimalloc_status::InvalidArgument;
         }
         // Safety: `out_offsets` has at least `len >= offsets.len()` elements.

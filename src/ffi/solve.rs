@@ -178,6 +178,13 @@ fn solve(
                 .with(|c| *c = conflict.map(|c| c.buffers.clone()).unwrap_or_default());
             o.conflict_irreducible
                 .store(conflict.is_some_and(|c| c.irreducible), Ordering::Relaxed);
+            let reports = outcome.pooled.as_ref().map(|p| {
+                p.reports
+                    .iter()
+                    .map(|r| (r.height, r.lower_bound, r.buffers.len()))
+                    .collect()
+            });
+            o.pools.with(|r| *r = reports.unwrap_or_default());
         }
         o.nodes.store(outcome.stats.nodes, Ordering::Relaxed);
         let ns = u64::try_from(outcome.stats.elapsed.as_nanos()).unwrap_or(u64::MAX);
@@ -215,6 +222,17 @@ fn solve(
         message.set(&why);
     }
     if let Some(solution) = outcome.solution {
+        // With pools, the highest top in any pool (addresses include the
+        // pools' bases).
+        #[cfg(feature = "constraints")]
+        let (height, pools) = match &outcome.pooled {
+            Some(p) => (
+                p.reports.iter().map(|r| r.height).max().unwrap_or(0),
+                p.pool_of.clone(),
+            ),
+            None => (solution.height(problem), alloc::vec::Vec::new()),
+        };
+        #[cfg(not(feature = "constraints"))]
         let height = solution.height(problem);
         // The base is checked above but for this (as Solution::addresses).
         if height.checked_add(base).is_none() {
@@ -223,7 +241,12 @@ fn solve(
         }
         let mut offsets = solution.offsets;
         offsets.iter_mut().for_each(|o| *o += base);
-        *out = Box::into_raw(Box::new(minimalloc_solution { offsets, height }));
+        *out = Box::into_raw(Box::new(minimalloc_solution {
+            offsets,
+            height,
+            #[cfg(feature = "constraints")]
+            pools,
+        }));
     }
     status
 }

@@ -18,12 +18,16 @@ mod fit;
 #[cfg(feature = "heuristics")]
 mod minimize;
 mod options;
+#[cfg(feature = "constraints")]
+mod pools;
 #[cfg(feature = "heuristics")]
 mod schedule;
 
 #[cfg(feature = "constraints")]
 pub use explain::Conflict;
 pub use options::*;
+#[cfg(feature = "constraints")]
+pub use pools::{PoolReport, Pooled};
 
 use crate::deadline::Deadline;
 use crate::problem::Problem;
@@ -33,6 +37,10 @@ use crate::solver::{self, Verdict};
 /// Plans `problem`: offsets below its capacity (or of the lowest height,
 /// when minimising), or a proof that none exist, or the reason it stopped.
 pub fn plan(problem: &Problem, options: &Options) -> Outcome {
+    #[cfg(feature = "constraints")]
+    if !problem.pools().is_empty() {
+        return pools::plan_pools(problem, options);
+    }
     #[cfg(feature = "constraints")]
     if !problem.links().is_empty() {
         return plan_linked(problem, options);

@@ -219,6 +219,11 @@ pub struct Outcome {
     /// together (see `explain`).
     #[cfg(feature = "constraints")]
     pub conflict: Option<super::Conflict>,
+    /// With pools: where each buffer went, and each pool's figures. The
+    /// solution's offsets are then addresses: the pool's base plus the
+    /// offset in it.
+    #[cfg(feature = "constraints")]
+    pub pooled: Option<super::Pooled>,
 }
 
 impl Outcome {
@@ -239,6 +244,8 @@ impl Outcome {
             restarts: 0,
             #[cfg(feature = "constraints")]
             conflict: None,
+            #[cfg(feature = "constraints")]
+            pooled: None,
         }
     }
 

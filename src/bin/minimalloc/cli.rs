@@ -110,9 +110,13 @@ pub struct Place {
     #[arg(long, value_name = "N", default_value = "0", value_parser = natural)]
     pub base: i64,
 
-    /// Draw the placement as SVG into FILE: time on x, offset on y
+    /// Draw the placement as SVG into FILE: time on x, offset on y (one panel per pool)
     #[arg(long, value_name = "FILE")]
     pub svg: Option<String>,
+
+    /// A memory pool, repeatable: NAME:CAPACITY[:BASE[:ALIGNMENT]] (decimal or 0x..). Buffers go to the pools their `pools` column lists (any, in this order, if none), preferred first; what does not fit spills to the next
+    #[arg(long = "pool", value_name = "SPEC", value_parser = pool)]
+    pub pools: Vec<minimalloc::pools::Pool>,
 
     /// Print a LaTeX (TikZ) picture of the placement on standard output, as the reference does (needs --output)
     #[arg(long = "print_solution")]
@@ -277,7 +281,7 @@ const BOOLEANS: [&str; 17] = [
 ];
 
 /// Long flags that take a value (`--name VALUE` consumes the next word).
-const VALUED: [&str; 15] = [
+const VALUED: [&str; 16] = [
     "input",
     "capacity",
     "output",
@@ -293,6 +297,7 @@ const VALUED: [&str; 15] = [
     "buffers",
     "alignment",
     "family",
+    "pool",
 ];
 
 /// The command with every yes/no flag taking absl's forms: `--flag`,
@@ -420,6 +425,22 @@ fn natural(text: &str) -> Result<i64, String> {
         v if v >= 0 => Ok(v),
         v => Err(format!("must not be negative, got {v}")),
     }
+}
+
+/// `NAME:CAPACITY[:BASE[:ALIGNMENT]]`.
+fn pool(text: &str) -> Result<minimalloc::pools::Pool, String> {
+    let parts: Vec<&str> = text.split(':').collect();
+    if parts.len() < 2 || parts.len() > 4 || parts[0].is_empty() {
+        return Err(format!(
+            "expected NAME:CAPACITY[:BASE[:ALIGNMENT]], got {text:?}"
+        ));
+    }
+    Ok(minimalloc::pools::Pool {
+        name: parts[0].to_string(),
+        capacity: positive(parts[1])?,
+        base: parts.get(2).map_or(Ok(0), |b| natural(b))?,
+        alignment: parts.get(3).map_or(Ok(1), |a| positive(a))?,
+    })
 }
 
 fn strategy(text: &str) -> Result<Strategy, String> {

@@ -8,7 +8,8 @@ use std::time::Instant;
 
 use minimalloc::plan::describe;
 use minimalloc::{
-    csv, max_load, plan, svg, validate, Lifetime, Method, Objective, Options, Status,
+    csv, max_load, plan, svg, validate, validate_pooled, Lifetime, Method, Objective, Options,
+    Status,
 };
 
 use crate::cli::{LifetimeKind, Place};
@@ -107,7 +108,15 @@ fn options(a: &Place) -> Options {
 
 fn place(a: Place) -> Result<Exit, Exit> {
     let minimizing = a.minimize;
-    let capacity = match (a.capacity, minimizing) {
+    let pooled = !a.pools.is_empty();
+    if pooled && a.print_solution {
+        return Err(
+            "--print_solution draws one arena: not with --pool (use --svg)"
+                .to_string()
+                .into(),
+        );
+    }
+    let capacity = match (a.capacity, minimizing || pooled) {
         (Some(c), _) => c,
         (None, true) => i64::MAX,
         (None, false) => {
@@ -139,7 +148,7 @@ fn place(a: Place) -> Result<Exit, Exit> {
             std::fs::read_to_string(&input).map_err(|e| format!("cannot read {input}: {e}"))?;
         (text, input.clone())
     };
-    let (problem, table) = csv::read_with(&text, capacity, lifetime(a.lifetime))
+    let (problem, table) = csv::read_pooled(&text, capacity, lifetime(a.lifetime), &a.pools)
         .map_err(|e| format!("{title}: {e}"))?;
     drop(text);
     problem
@@ -168,8 +177,9 @@ fn place(a: Place) -> Result<Exit, Exit> {
     }
     let caught = signals.caught();
     let load = max_load(&problem);
-    let checked = match (&outcome.solution, a.validate) {
-        (Some(s), true) => Some(validate(&problem, s)),
+    let checked = match (&outcome.solution, &outcome.pooled, a.validate) {
+        (Some(s), Some(p), true) => Some(validate_pooled(&problem, s, &p.pool_of)),
+        (Some(s), None, true) => Some(validate(&problem, s)),
         _ => None,
     };
     if chatty {
@@ -197,6 +207,31 @@ fn place(a: Place) -> Result<Exit, Exit> {
     } else {
         format!(" {capacity}")
     };
+    if let (Some(p), false) = (&outcome.pooled, outcome.status == Status::Solved) {
+        if !p.unplaced.is_empty() && caught.is_none() {
+            let ids: Vec<&str> = p
+                .unplaced
+                .iter()
+                .take(20)
+                .map(|&i| problem.buffers()[i].id.as_str())
+                .collect();
+            let more = p.unplaced.len().saturating_sub(20);
+            let more = if more > 0 {
+                format!(" and {more} more")
+            } else {
+                String::new()
+            };
+            let proof = if outcome.status == Status::Infeasible {
+                "no assignment to pools fits"
+            } else {
+                "no assignment to pools found (not a proof)"
+            };
+            return Ok(Exit::fail(
+                2,
+                format!("{proof}: no pool could take {}{more}", ids.join(", ")),
+            ));
+        }
+    }
     let solution = match outcome.status {
         Status::Solved => outcome
             .solution
@@ -260,14 +295,25 @@ fn place(a: Place) -> Result<Exit, Exit> {
         .addresses(&problem, a.base)
         .map_err(|e| format!("--base: {e}"))?;
     if let Some(picture) = picture {
-        let marks = svg::Marks {
-            capacity: (capacity != i64::MAX).then_some(capacity),
-            max_load: load,
-            title,
+        let drawing = match &outcome.pooled {
+            Some(p) => pool_panels(&problem, &solution.offsets, p, &title),
+            None => svg::render(
+                &problem,
+                &solution.offsets,
+                &svg::Marks {
+                    capacity: (capacity != i64::MAX).then_some(capacity),
+                    max_load: load,
+                    title,
+                },
+            ),
         };
-        picture.write(svg::render(&problem, &solution.offsets, &marks).as_bytes())?;
+        picture.write(drawing.as_bytes())?;
     }
-    output.write(table.write(&addresses).as_bytes())?;
+    let mut csv_text = table.write(&addresses);
+    if let Some(p) = &outcome.pooled {
+        csv_text = with_pool_column(&csv_text, &problem, &p.pool_of);
+    }
+    output.write(csv_text.as_bytes())?;
     if a.print_solution {
         let frame = (capacity != i64::MAX).then_some(capacity);
         write_stdout(latex_picture(&problem, &solution.offsets, frame).as_bytes())?;
@@ -304,4 +350,61 @@ fn conflict_words(problem: &minimalloc::Problem, c: &minimalloc::plan::Conflict)
         " (a smaller set may exist)"
     };
     format!("buffers {list} cannot fit together{proven}")
+}
+
+/// One SVG panel per pool: its buffers at their offsets in it.
+fn pool_panels(
+    problem: &minimalloc::Problem,
+    addresses: &[i64],
+    pooled: &minimalloc::plan::Pooled,
+    title: &str,
+) -> String {
+    let panels: Vec<String> = problem
+        .pools()
+        .iter()
+        .zip(&pooled.reports)
+        .map(|(pool, report)| {
+            let members = &report.buffers;
+            let buffers = members
+                .iter()
+                .map(|&b| problem.buffers()[b].clone())
+                .collect();
+            let offsets: Vec<i64> = members.iter().map(|&b| addresses[b] - pool.base).collect();
+            let marks = svg::Marks {
+                capacity: Some(pool.capacity),
+                max_load: report.lower_bound,
+                title: format!(
+                    "{title}: pool {} ({} buffers, {} spilled in)",
+                    pool.name,
+                    members.len(),
+                    report.spilled.len()
+                ),
+            };
+            match minimalloc::Problem::new(i64::MAX, buffers) {
+                Ok(sub) => svg::render(&sub, &offsets, &marks),
+                Err(_) => String::new(),
+            }
+        })
+        .collect();
+    svg::stack(&panels)
+}
+
+/// The CSV with a `pool` column (the pool's name) after the others.
+fn with_pool_column(text: &str, problem: &minimalloc::Problem, pool_of: &[u32]) -> String {
+    let mut out = String::with_capacity(text.len() + 8 * pool_of.len());
+    for (k, line) in text.lines().enumerate() {
+        out.push_str(line);
+        out.push(',');
+        match k {
+            0 => out.push_str("pool"),
+            _ => {
+                let p = pool_of.get(k - 1).copied().unwrap_or(u32::MAX);
+                if let Some(pool) = problem.pools().get(p as usize) {
+                    out.push_str(&pool.name);
+                }
+            }
+        }
+        out.push('\n');
+    }
+    out
 }

@@ -96,6 +96,24 @@ impl Figures<'_> {
         if !used.is_empty() {
             row("orderings", used.join(", "));
         }
+        if let Some(p) = &o.pooled {
+            for (pool, r) in self.problem.pools().iter().zip(&p.reports) {
+                row(
+                    &format!("pool {}", pool.name),
+                    format!(
+                        "{} buffers ({} spilled in), height {} of {}, lower bound {}",
+                        r.buffers.len(),
+                        r.spilled.len(),
+                        r.height,
+                        pool.capacity,
+                        r.lower_bound
+                    ),
+                );
+            }
+            if !p.unplaced.is_empty() {
+                row("unplaced", p.unplaced.len().to_string());
+            }
+        }
         s
     }
 
@@ -107,7 +125,8 @@ impl Figures<'_> {
         format!(
             "{{\"buffers\":{},\"max_load\":{},\"status\":{},\"height\":{},\"lower_bound\":{},\
              \"optimal\":{},\"source\":{},\"restarts\":{},\"nodes\":{},\"backtracks\":{},\
-             \"time_s\":{:.6},\"stop_reason\":{},\"conflict\":{},\"conflict_irreducible\":{}}}",
+             \"time_s\":{:.6},\"stop_reason\":{},\"conflict\":{},\"conflict_irreducible\":{},\
+             \"pools\":{}}}",
             self.problem.len(),
             self.max_load,
             json_string(self.status()),
@@ -132,7 +151,39 @@ impl Figures<'_> {
                 None => "null".into(),
             },
             o.conflict.as_ref().is_some_and(|c| c.irreducible),
+            self.pools_json(),
         )
+    }
+
+    /// The pools' figures as a JSON array (`null` without pools).
+    fn pools_json(&self) -> String {
+        let Some(p) = &self.outcome.pooled else {
+            return "null".into();
+        };
+        let ids = |list: &[usize]| {
+            list.iter()
+                .map(|&i| json_string(&self.problem.buffers()[i].id))
+                .collect::<Vec<_>>()
+                .join(",")
+        };
+        let items: Vec<String> = self
+            .problem
+            .pools()
+            .iter()
+            .zip(&p.reports)
+            .map(|(pool, r)| {
+                format!(
+                    "{{\"name\":{},\"capacity\":{},\"buffers\":{},\"height\":{},\"lower_bound\":{},\"spilled\":[{}]}}",
+                    json_string(&pool.name),
+                    pool.capacity,
+                    r.buffers.len(),
+                    r.height,
+                    r.lower_bound,
+                    ids(&r.spilled)
+                )
+            })
+            .collect();
+        format!("[{}],\"unplaced\":[{}]", items.join(","), ids(&p.unplaced))
     }
 }
 
