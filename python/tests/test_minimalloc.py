@@ -280,11 +280,16 @@ def test_a_problem_does_not_change_while_it_is_solved():
     token = CancelToken()
     worker = threading.Thread(target=lambda: p.solve(strategy="exact", cancel=token))
     worker.start()
-    time.sleep(0.2)
-    with pytest.raises(minimalloc.MinimallocError, match="cannot change while it is being solved"):
-        p.add(0, 1, 1)
-    token.cancel()
-    worker.join()
+    try:
+        # Wait for the solve to begin (a loaded machine may start it late).
+        deadline = time.monotonic() + 30
+        while not p._solving and time.monotonic() < deadline:
+            time.sleep(0.01)
+        with pytest.raises(minimalloc.MinimallocError, match="cannot change while it is being solved"):
+            p.add(0, 1, 1)
+    finally:
+        token.cancel()
+        worker.join()
     p.add(0, 1, 1)
 
 

@@ -109,10 +109,31 @@ class Result:
     """Seconds the library spent solving."""
     message: str
     """Why there is no placement ("" if there is one)."""
+    conflict: Optional[npt.NDArray[np.intp]] = None
+    """When fitting is proven infeasible: buffers that cannot fit together."""
+    conflict_irreducible: bool = False
+    """The conflict is proven minimal (without any one, the others fit)."""
+    pool_of: Optional[npt.NDArray[np.intp]] = None
+    """With pools: the pool of each buffer (offsets are then addresses)."""
+    pools: Optional[List["PoolReport"]] = None
+    """With pools: each pool's figures."""
 
     @property
     def solved(self) -> bool:
         return self.status is Status.SOLVED
+
+
+@dataclass(frozen=True)
+class PoolReport:
+    """What one pool got in a solve."""
+
+    name: str
+    height: int
+    """The highest offset + size in it, without its base."""
+    lower_bound: int
+    """The max load of the buffers it got."""
+    buffers: int
+    """How many buffers it got."""
 
 
 class CancelToken:
@@ -256,6 +277,8 @@ class Problem:
         self._gaps: Dict[int, List[Tuple[int, int, Optional[Tuple[int, int]]]]] = {}
         self._fixed: Dict[int, int] = {}
         self._hints: Dict[int, int] = {}
+        self.pool_names: List[str] = []
+        """The names of the pools added, by index."""
         _check(
             lib.minimalloc_problem_set_lifetime(self._handle, _LIFETIMES[lifetime]),
             self._error(),
@@ -350,6 +373,54 @@ class Problem:
         else:
             kept[index] = value
 
+    def colocate(self, indices: Sequence[int]) -> None:
+        """Makes buffers ``indices`` share one offset: they alias (each keeps
+        its lifetime and size; groups that share a buffer merge)."""
+        self._link(indices, lib.minimalloc_problem_colocate)
+
+    def separate(self, indices: Sequence[int]) -> None:
+        """Forbids buffers ``indices`` any shared byte, whatever their
+        lifetimes."""
+        self._link(indices, lib.minimalloc_problem_separate)
+
+    def _link(self, indices: Sequence[int], call: Any) -> None:
+        self._change()
+        members = [self._index(i) for i in indices]
+        array = ffi.new("size_t[]", members) if members else ffi.NULL
+        _check(call(self._handle, array, len(members)), self._error())
+
+    def add_pool(self, name: str, capacity: int, *, base: int = 0, alignment: int = 1) -> int:
+        """Adds a memory pool; returns its index. Buffers go to any pool, in
+        the order added, unless :meth:`set_pools` says otherwise; fitting
+        fills preferred pools first and spills the rest, and offsets become
+        addresses (the pool's base plus the offset in it)."""
+        self._change()
+        out = ffi.new("size_t *")
+        status = lib.minimalloc_problem_add_pool(
+            self._handle,
+            str(name).encode("utf-8"),
+            _int64("capacity", capacity),
+            _int64("base", base),
+            _int64("alignment", alignment),
+            out,
+        )
+        _check(status, self._error())
+        self.pool_names.append(str(name))
+        return int(out[0])
+
+    def set_pools(self, index: int, pools: Sequence[int]) -> None:
+        """Says which pools buffer ``index`` may go to, preferred first
+        (empty: any)."""
+        self._change()
+        listed = [_int64("pool", p) for p in pools]
+        if any(p < 0 for p in listed):
+            raise InvalidInputError(f"pools must not be negative, got {listed}")
+        array = ffi.new("size_t[]", listed) if listed else ffi.NULL
+        _check(
+            lib.minimalloc_problem_set_pools(self._handle, self._index(index), array, len(listed)),
+            self._error(),
+        )
+
     def columns(self) -> Tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """lower, upper, size and alignment of every buffer, as given."""
         n = len(self)
@@ -383,8 +454,8 @@ class Problem:
         check: bool = False,
     ) -> Result:
         """Places every buffer; see :func:`minimalloc.plan` for the options."""
-        if not minimize and self.capacity is None:
-            raise InvalidInputError("capacity is required unless minimize=True")
+        if not minimize and self.capacity is None and not self.pool_names:
+            raise InvalidInputError("capacity is required unless minimize=True (or with pools)")
         if strategy not in _STRATEGIES:
             raise InvalidInputError(f"strategy must be one of {', '.join(_STRATEGIES)}, got {strategy!r}")
         options = ffi.gc(lib.minimalloc_options_new(), lib.minimalloc_options_free)
@@ -430,6 +501,7 @@ class Problem:
             _check(status, message)
         offsets = None
         height = None
+        pool_of: Optional[npt.NDArray[np.intp]] = None
         if status == lib.MINIMALLOC_STATUS_OK:
             solution = ffi.gc(out[0], lib.minimalloc_solution_free)
             n = int(lib.minimalloc_solution_len(solution))
@@ -442,6 +514,16 @@ class Problem:
                     _text(lib.minimalloc_last_error()),
                 )
             height = int(lib.minimalloc_solution_height(solution))
+            if self.pool_names and n:
+                pool_of = np.empty(n, dtype=np.intp)
+                _check(
+                    lib.minimalloc_solution_pools(
+                        solution, ffi.cast("size_t *", ffi.from_buffer(pool_of, require_writable=True)), n
+                    ),
+                    _text(lib.minimalloc_last_error()),
+                )
+        conflict, irreducible = _conflict(options)
+        reports = _pool_reports(options, self.pool_names) if self.pool_names else None
         result = Result(
             status=_STATUS[status],
             offsets=offsets,
@@ -451,10 +533,38 @@ class Problem:
             nodes=int(lib.minimalloc_options_nodes(options)),
             elapsed=int(lib.minimalloc_options_elapsed_us(options)) / 1e6,
             message=message,
+            conflict=conflict,
+            conflict_irreducible=irreducible,
+            pool_of=pool_of,
+            pools=reports,
         )
         if check and not result.solved:
             raise PlacementError(result)
         return result
+
+
+def _conflict(options: Any) -> Tuple[Optional[npt.NDArray[np.intp]], bool]:
+    """The conflict the last solve with `options` found, if any."""
+    count = ffi.new("size_t *")
+    irreducible = ffi.new("int *")
+    _check(lib.minimalloc_options_conflict(options, ffi.NULL, 0, count, irreducible), "")
+    if count[0] == 0:
+        return None, False
+    out = np.empty(int(count[0]), dtype=np.intp)
+    buffer = ffi.cast("size_t *", ffi.from_buffer(out, require_writable=True))
+    _check(lib.minimalloc_options_conflict(options, buffer, len(out), count, irreducible), "")
+    return out, bool(irreducible[0])
+
+
+def _pool_reports(options: Any, names: List[str]) -> List[PoolReport]:
+    """Each pool's figures from the last solve with `options`."""
+    height, bound, count = ffi.new("int64_t *"), ffi.new("int64_t *"), ffi.new("size_t *")
+    reports = []
+    for p, name in enumerate(names):
+        if lib.minimalloc_options_pool_report(options, p, height, bound, count) != lib.MINIMALLOC_STATUS_OK:
+            break
+        reports.append(PoolReport(name, int(height[0]), int(bound[0]), int(count[0])))
+    return reports
 
 
 def _solve_interruptibly(problem: Any, options: Any, out: Any) -> int:

@@ -1,0 +1,75 @@
+"""Colocations, separations, pools and conflicts from Python."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import minimalloc
+from minimalloc import InvalidInputError, Problem, Status
+
+from conftest import PAPER, check_placement
+
+
+def test_colocated_buffers_alias_and_separated_ones_do_not_meet():
+    # x and x2 alias (an in-place update); y lives beside both.
+    p = Problem(8)
+    p.add_many([0, 2, 0], [4, 6, 6], [4, 4, 4])
+    assert p.solve().status is Status.INFEASIBLE
+    p.colocate([0, 1])
+    r = p.solve(check=True)
+    assert r.offsets[0] == r.offsets[1]
+    check_placement([0, 0], [6, 6], [4, 4], r.offsets[1:], capacity=8)
+    # a and b never live together, but may not share a byte.
+    q = Problem(4)
+    q.add_many([0, 5], [2, 9], [2, 2])
+    q.separate([0, 1])
+    r = q.solve(check=True)
+    assert abs(int(r.offsets[0]) - int(r.offsets[1])) >= 2
+
+
+def test_links_that_cannot_hold_raise():
+    p = Problem(16)
+    p.add_many([0, 1, 1], [2, 3, 3], [4, 4, 4])
+    p.fix(0, 0)
+    p.fix(1, 4)
+    with pytest.raises(InvalidInputError, match="fixed at different offsets, 0 and 4"):
+        p.colocate([0, 1])
+    with pytest.raises(InvalidInputError, match="does not exist"):
+        p.colocate([0, 9])
+    p.separate([0, 2])
+    with pytest.raises(InvalidInputError, match="both colocated and separated"):
+        p.colocate([2, 0])
+
+
+def test_an_infeasible_fit_names_its_conflict():
+    r = minimalloc.plan(*PAPER, capacity=11)
+    assert r.status is Status.INFEASIBLE
+    assert list(r.conflict) == [0, 2, 4] and r.conflict_irreducible
+    assert minimalloc.plan(*PAPER, capacity=12).conflict is None
+
+
+def test_pools_spill_and_report():
+    p = Problem()
+    p.add_many([0, 0, 5, 0, 2], [10, 5, 10, 10, 8], [600, 200, 200, 300, 100])
+    sram = p.add_pool("sram", 512, base=0x1000, alignment=64)
+    dram = p.add_pool("dram", 4096, base=0x100000, alignment=64)
+    assert (sram, dram) == (0, 1) and p.pool_names == ["sram", "dram"]
+    r = p.solve(check=True)
+    assert r.pool_of[0] == dram  # 600 bytes never fit 512
+    assert [rep.name for rep in r.pools] == ["sram", "dram"]
+    for pool, base, cap in [(sram, 0x1000, 512), (dram, 0x100000, 4096)]:
+        members = np.flatnonzero(r.pool_of == pool)
+        offsets = r.offsets[members] - base
+        assert all(o % 64 == 0 for o in offsets)
+        lower, upper, size, _ = p.columns()
+        top = check_placement(list(lower[members]), list(upper[members]), list(size[members]), offsets, capacity=cap)
+        assert r.pools[pool].height == top and r.pools[pool].buffers == len(members)
+        assert r.pools[pool].lower_bound <= top
+    with pytest.raises(InvalidInputError, match="capacity must be positive"):
+        p.add_pool("bad", 0)
+    with pytest.raises(InvalidInputError, match="pool 7 does not exist"):
+        p.set_pools(0, [7])
+    p.set_pools(0, [sram])
+    r = p.solve()
+    assert r.status is Status.INFEASIBLE and r.offsets is None
