@@ -14,8 +14,9 @@
 //! of buffers (halves, quarters, ... single ones) as long as the exact
 //! search proves what remains infeasible. The result is irreducible when
 //! the last pass proved, for every buffer left, that the others fit
-//! without it; if the deadline or the node budget ends first, the set is
-//! still a valid conflict, only perhaps not minimal.
+//! without it; if the deadline or the node budget (four times the nodes of
+//! the proof it explains, at least 100,000) ends first, the set is still a
+//! valid conflict, only perhaps not minimal.
 
 use alloc::vec::Vec;
 
@@ -33,18 +34,36 @@ pub struct Conflict {
     pub irreducible: bool,
 }
 
-/// Nodes the deletion filter may spend in all when there is no timeout.
-const NODE_BUDGET: u64 = 2_000_000;
+/// The deletion filter may spend this many times the nodes of the proof
+/// it explains (and at least [`MIN_NODES`]): an explanation costs a few
+/// times the answer, whatever the timeout.
+const NODES_PER_PROOF_NODE: u64 = 4;
+const MIN_NODES: u64 = 100_000;
 
-/// A conflict for a plain problem proven infeasible at its capacity.
-pub(crate) fn explain(problem: &Problem, options: &Options, deadline: &Deadline<'_>) -> Conflict {
+/// A conflict for a plain problem proven infeasible at its capacity by a
+/// search of `proof_nodes` nodes.
+pub(crate) fn explain(
+    problem: &Problem,
+    options: &Options,
+    deadline: &Deadline<'_>,
+    proof_nodes: u64,
+) -> Conflict {
+    let budget = proof_nodes
+        .saturating_mul(NODES_PER_PROOF_NODE)
+        .max(MIN_NODES);
     match peak(problem) {
         Some((buffers, true)) => Conflict {
             buffers,
             irreducible: true,
         },
-        Some((section, false)) => deletion_filter(problem, section, options, deadline),
-        None => deletion_filter(problem, (0..problem.len()).collect(), options, deadline),
+        Some((section, false)) => deletion_filter(problem, section, options, deadline, budget),
+        None => deletion_filter(
+            problem,
+            (0..problem.len()).collect(),
+            options,
+            deadline,
+            budget,
+        ),
     }
 }
 
@@ -103,6 +122,7 @@ fn deletion_filter(
     mut keep: Vec<usize>,
     options: &Options,
     deadline: &Deadline<'_>,
+    budget: u64,
 ) -> Conflict {
     let mut spent = 0u64;
     let mut chunk = keep.len().div_ceil(2).max(1);
@@ -112,12 +132,11 @@ fn deletion_filter(
         while i < keep.len() {
             let end = (i + chunk).min(keep.len());
             let trial: Vec<usize> = keep[..i].iter().chain(&keep[end..]).copied().collect();
-            let out_of_budget = deadline.check().is_err()
-                || (options.timeout.is_none_or(|t| t.is_zero()) && spent >= NODE_BUDGET);
+            let out_of_budget = deadline.check().is_err() || spent >= budget;
             let verdict = if out_of_budget {
                 None
             } else {
-                infeasible(problem, &trial, options, deadline, &mut spent)
+                infeasible(problem, &trial, options, deadline, budget, &mut spent)
             };
             match verdict {
                 // Still infeasible without the block: drop it.
@@ -146,6 +165,7 @@ fn infeasible(
     subset: &[usize],
     options: &Options,
     deadline: &Deadline<'_>,
+    budget: u64,
     spent: &mut u64,
 ) -> Option<bool> {
     if subset.is_empty() {
@@ -157,9 +177,7 @@ fn infeasible(
         .collect();
     let sub = Problem::new(problem.capacity(), buffers).ok()?;
     let mut params = options.solver.clone();
-    if options.timeout.is_none_or(|t| t.is_zero()) {
-        params.node_limit = Some(NODE_BUDGET.saturating_sub(*spent).max(1));
-    }
+    params.node_limit = Some(budget.saturating_sub(*spent).max(1));
     let (verdict, stats) = solver::solve(&sub, sub.capacity(), &params, deadline);
     *spent += stats.nodes;
     match verdict {

@@ -63,7 +63,8 @@ pub fn plan(problem: &Problem, options: &Options) -> Outcome {
     }
     #[cfg(feature = "constraints")]
     if outcome.status == Status::Infeasible && options.objective == Objective::Fit {
-        outcome.conflict = Some(explain::explain(problem, options, &deadline));
+        let nodes = outcome.stats.nodes;
+        outcome.conflict = Some(explain::explain(problem, options, &deadline, nodes));
     }
     outcome
 }
