@@ -677,7 +677,8 @@ enum minimalloc_status minimalloc_problem_separate(struct minimalloc_problem *pr
  * or the lower bound improves, at most every 100 ms, and every 100 ms
  * while nothing improves, then once at the end; `user` is passed along.
  * Calls come from the solver's threads or a helper thread, never two at
- * once. NULL `callback` removes it. The tiny build (no threads) returns
+ * once; a callback that takes long holds up the solve, so keep it quick.
+ * NULL `callback` removes it. The tiny build (no threads) returns
  * `MINIMALLOC_STATUS_UNSUPPORTED`.
  *
  * # Safety

@@ -439,7 +439,6 @@ impl Table {
     #[cfg(feature = "constraints")]
     fn cell(&self, row: usize, col: usize) -> &str {
         self.cells[self.row_at[row]..self.row_at[row + 1]]
-            .trim_start_matches(',')
             .split(',')
             .nth(col)
             .unwrap_or("")

@@ -224,3 +224,30 @@ fn pools_spill_and_draw_one_panel_each() {
         text(&o.stderr)
     );
 }
+
+/// Link columns are read by position even when the first field is empty.
+#[test]
+fn link_columns_with_an_empty_first_field() {
+    let input = temp("empty-id.csv");
+    std::fs::write(
+        &input,
+        "id,lower,upper,size,colocation\n,0,4,4,g\nx2,2,6,4,g\ny,0,6,4,\n",
+    )
+    .unwrap();
+    let o = run(&[
+        "--capacity=8",
+        &format!("--input={}", input.display()),
+        "--quiet",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    let (problem, _) = csv::read(&std::fs::read_to_string(&input).unwrap(), 8).unwrap();
+    assert_eq!(problem.colocations(), &[vec![0, 1]]);
+    let out = text(&o.stdout);
+    validate(
+        &problem,
+        &Solution {
+            offsets: offsets(&out),
+        },
+    )
+    .unwrap();
+}

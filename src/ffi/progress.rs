@@ -42,7 +42,8 @@ unsafe impl Sync for Callback {}
 /// or the lower bound improves, at most every 100 ms, and every 100 ms
 /// while nothing improves, then once at the end; `user` is passed along.
 /// Calls come from the solver's threads or a helper thread, never two at
-/// once. NULL `callback` removes it. The tiny build (no threads) returns
+/// once; a callback that takes long holds up the solve, so keep it quick.
+/// NULL `callback` removes it. The tiny build (no threads) returns
 /// `MINIMALLOC_STATUS_UNSUPPORTED`.
 ///
 /// # Safety
