@@ -381,7 +381,8 @@ impl<'a> Search<'a> {
             part, floor, start, ..
         }) = self.frames.last()
         else {
-            unreachable!("entering a node");
+            // Only called with a node on top.
+            unreachable!();
         };
         let (min_height, more) = self.collect(part, floor, None);
         *self.frames.last_mut().unwrap() = Frame::Node {
@@ -410,7 +411,8 @@ impl<'a> Search<'a> {
             ..
         }) = self.frames.last()
         else {
-            unreachable!("trying candidates of a node");
+            // Only called with a node on top.
+            unreachable!();
         };
         loop {
             if next as usize == self.cands.len() {
