@@ -3,8 +3,8 @@
 //! (buffers that may not share a byte, whatever their lifetimes).
 //!
 //! The problem keeps them as declared and checks them as they come; the
-//! planner lowers them to plain buffers (`plan::lower`) so that every
-//! strategy honours them, and the validator checks them from their
+//! planner lowers them to plain buffers ([`Problem::lowered`]) so that
+//! every strategy honours them, and the validator checks them from their
 //! definition.
 
 use alloc::vec::Vec;
@@ -24,6 +24,11 @@ pub struct Links {
     /// For each buffer that has them, the pools it may go to, preferred
     /// first (a buffer without may go to any, in the pools' order).
     pub(crate) choices: Vec<Vec<u32>>,
+    /// Indexes kept with the groups, so that declaring one costs its size,
+    /// not the number of groups: each buffer's colocation group (`u32::MAX`
+    /// or past the end: none) and the separations it is in.
+    group: Vec<u32>,
+    separated_in: Vec<Vec<u32>>,
 }
 
 impl Links {
@@ -34,21 +39,29 @@ impl Links {
 
     /// The colocation group holding buffer `b`, by position.
     fn group_of(&self, b: u32) -> Option<usize> {
-        self.colocations
-            .iter()
-            .position(|g| g.binary_search(&b).is_ok())
+        match self.group.get(b as usize) {
+            Some(&g) if g != u32::MAX => Some(g as usize),
+            _ => None,
+        }
     }
 
     /// For each buffer of `n`, the index of its colocation group, or
     /// `u32::MAX`.
     pub(crate) fn group_index(&self, n: usize) -> Vec<u32> {
-        let mut index = alloc::vec![u32::MAX; n];
-        for (g, members) in self.colocations.iter().enumerate() {
-            for &m in members {
-                index[m as usize] = g as u32;
-            }
-        }
+        let mut index = self.group.clone();
+        index.resize(n, u32::MAX);
         index
+    }
+
+    /// Records that the members of colocation group `g` are in it.
+    fn index_group(&mut self, g: usize) {
+        for &m in &self.colocations[g] {
+            let m = m as usize;
+            if self.group.len() <= m {
+                self.group.resize(m + 1, u32::MAX);
+            }
+            self.group[m] = g as u32;
+        }
     }
 }
 
@@ -97,9 +110,14 @@ impl Problem {
         self.check_colocation(&group, None)?;
         merged.sort_unstable();
         for &g in merged.iter().rev() {
+            // The last group moves into g's place.
             self.links.colocations.swap_remove(g);
+            if g < self.links.colocations.len() {
+                self.links.index_group(g);
+            }
         }
         self.links.colocations.push(group);
+        self.links.index_group(self.links.colocations.len() - 1);
         Ok(())
     }
 
@@ -121,6 +139,14 @@ impl Problem {
                     return Err(self.link_error(a, b, LinkError::ColocatedAndSeparated));
                 }
             }
+        }
+        let id = self.links.separations.len() as u32;
+        for &m in &group {
+            let m = m as usize;
+            if self.links.separated_in.len() <= m {
+                self.links.separated_in.resize(m + 1, Vec::new());
+            }
+            self.links.separated_in[m].push(id);
         }
         self.links.separations.push(group);
         Ok(())
@@ -210,19 +236,18 @@ impl Problem {
         if change.is_some() {
             return Ok(());
         }
-        for s in &self.links.separations {
-            let inside: Vec<u32> = s
-                .iter()
-                .copied()
-                .filter(|b| group.binary_search(b).is_ok())
-                .collect();
-            if inside.len() >= 2 {
-                return Err(self.link_error(
-                    inside[0],
-                    inside[1],
-                    LinkError::ColocatedAndSeparated,
-                ));
-            }
+        // Two members in one separation: (separation, member) pairs
+        // sorted, a repeated separation is a conflict.
+        let mut seen: Vec<(u32, u32)> = group
+            .iter()
+            .flat_map(|&m| {
+                let ids = self.links.separated_in.get(m as usize);
+                ids.into_iter().flatten().map(move |&id| (id, m))
+            })
+            .collect();
+        seen.sort_unstable();
+        if let Some(w) = seen.windows(2).find(|w| w[0].0 == w[1].0) {
+            return Err(self.link_error(w[0].1, w[1].1, LinkError::ColocatedAndSeparated));
         }
         Ok(())
     }
@@ -295,13 +320,13 @@ impl Lowered {
         self.unit.iter().map(|&u| offsets[u as usize]).collect()
     }
 
-    /// The original buffers a lowered buffer carries.
-    pub fn members(&self, unit: usize) -> impl Iterator<Item = usize> + '_ {
-        self.unit
-            .iter()
-            .enumerate()
-            .filter(move |(_, &u)| u as usize == unit)
-            .map(|(i, _)| i)
+    /// For each lowered buffer, the original buffers it carries.
+    pub fn members(&self) -> Vec<Vec<usize>> {
+        let mut out = alloc::vec![Vec::new(); self.problem.len()];
+        for (i, &u) in self.unit.iter().enumerate() {
+            out[u as usize].push(i);
+        }
+        out
     }
 }
 
@@ -442,4 +467,39 @@ fn colocated(
         }
     }
     b
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::problem::Buffer;
+
+    /// The per-buffer index follows merges (a removed group's place taken
+    /// by the last one) and matches the groups it indexes.
+    #[test]
+    fn the_group_index_follows_merges() {
+        let buffers = (0..12).map(|i| Buffer::new("", i, i + 1, 1)).collect();
+        let mut p = Problem::new(100, buffers).unwrap();
+        for g in [[0, 1], [2, 3], [4, 5], [6, 7], [8, 9]] {
+            p.colocate(&g).unwrap();
+        }
+        // Merges groups 0, 2 and 4 (positions move as they go).
+        p.colocate(&[1, 5, 9]).unwrap();
+        p.colocate(&[10, 11]).unwrap();
+        let mut expected = alloc::vec![u32::MAX; 12];
+        for (g, members) in p.colocations().iter().enumerate() {
+            for &m in members {
+                assert_eq!(expected[m as usize], u32::MAX, "buffer {m} in two groups");
+                expected[m as usize] = g as u32;
+            }
+        }
+        assert_eq!(p.links().group_index(12), expected);
+        let mut merged = p.colocations().iter().find(|g| g.contains(&0)).unwrap().clone();
+        merged.sort_unstable();
+        assert_eq!(merged, [0, 1, 4, 5, 8, 9]);
+        // Separations are indexed too: colocating two separated buffers fails.
+        p.separate(&[2, 10]).unwrap();
+        assert!(p.colocate(&[3, 11]).is_err());
+        assert!(p.separate(&[0, 8]).is_err());
+    }
 }

@@ -83,8 +83,12 @@ fn plan_linked(problem: &Problem, options: &Options) -> Outcome {
             }
             // A conflict among lowered buffers names all their members.
             if let Some(c) = &mut outcome.conflict {
-                let mut members: alloc::vec::Vec<usize> =
-                    c.buffers.iter().flat_map(|&u| lowered.members(u)).collect();
+                let by_unit = lowered.members();
+                let mut members: alloc::vec::Vec<usize> = c
+                    .buffers
+                    .iter()
+                    .flat_map(|&u| by_unit[u].iter().copied())
+                    .collect();
                 members.sort_unstable();
                 c.buffers = members;
             }
