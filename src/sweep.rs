@@ -411,6 +411,12 @@ pub fn max_load(problem: &Problem) -> i64 {
             return max_load(&lowered.problem);
         }
     }
+    busiest(problem).0
+}
+
+/// The max load of a plain problem (links not lowered) and the first
+/// moment it is reached (0 for no buffers).
+pub(crate) fn busiest(problem: &Problem) -> (i64, i64) {
     let mut events: Vec<(i64, i64)> = Vec::with_capacity(2 * problem.len());
     for b in problem.buffers() {
         for p in b.pieces() {
@@ -421,13 +427,14 @@ pub fn max_load(problem: &Problem) -> i64 {
     }
     // At equal times the ends (negative) come first.
     crate::sort::sort(&mut events);
-    let mut load = 0i64;
-    let mut best = 0i64;
-    for (_, d) in events {
+    let (mut load, mut best, mut at) = (0i64, 0i64, 0i64);
+    for (t, d) in events {
         load += d;
-        best = best.max(load);
+        if load > best {
+            (best, at) = (load, t);
+        }
     }
-    best
+    (best, at)
 }
 
 #[cfg(test)]

@@ -71,24 +71,7 @@ pub(crate) fn explain(
 /// buffers that do, and whether they are all plain (see above).
 fn peak(problem: &Problem) -> Option<(Vec<usize>, bool)> {
     let buffers = problem.buffers();
-    let mut events: Vec<(i64, i64)> = Vec::new();
-    for b in buffers {
-        for p in b.pieces() {
-            let h = p.window.upper - p.window.lower;
-            events.push((p.lower, h));
-            events.push((p.upper, -h));
-        }
-    }
-    // At equal times the ends (negative) come first.
-    events.sort_unstable();
-    let (mut load, mut best, mut at) = (0i64, 0i64, 0i64);
-    for (t, h) in events {
-        load += h;
-        if load > best {
-            best = load;
-            at = t;
-        }
-    }
+    let (best, at) = crate::sweep::busiest(problem);
     if best <= problem.capacity() {
         return None;
     }
