@@ -109,6 +109,22 @@ impl Problem {
         &self.links.pools
     }
 
+    /// Whether buffer `buffer` may go to pool `pool` (without a list: any).
+    pub fn lists_pool(&self, buffer: usize, pool: u32) -> bool {
+        match self.links.choices.get(buffer) {
+            Some(list) if !list.is_empty() => list.contains(&pool),
+            _ => (pool as usize) < self.links.pools.len(),
+        }
+    }
+
+    /// The pool buffer `buffer` prefers (without a list: the first).
+    pub fn first_pool(&self, buffer: usize) -> Option<u32> {
+        match self.links.choices.get(buffer) {
+            Some(list) if !list.is_empty() => list.first().copied(),
+            _ => (!self.links.pools.is_empty()).then_some(0),
+        }
+    }
+
     /// The pools buffer `buffer` may go to, preferred first.
     pub fn pools_of(&self, buffer: usize) -> Vec<u32> {
         match self.links.choices.get(buffer) {

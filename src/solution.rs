@@ -462,11 +462,10 @@ pub fn validate_pooled(
     }
     let pools = problem.pools();
     for (i, &p) in pool_of.iter().enumerate() {
-        let listed = problem.pools_of(i);
         // A fixed buffer stays in the pool it lists first.
         let allowed = match problem.buffers()[i].offset {
-            Some(_) => listed.first() == Some(&p),
-            None => listed.contains(&p),
+            Some(_) => problem.first_pool(i) == Some(p),
+            None => problem.lists_pool(i, p),
         };
         if p as usize >= pools.len() || !allowed {
             return Err(ValidationError::WrongPool { buffer: i, pool: p });
@@ -481,6 +480,41 @@ pub fn validate_pooled(
             return Err(ValidationError::Split {
                 first,
                 second: m as usize,
+            });
+        }
+    }
+    // Each buffer against its pool, with its own index in the errors; the
+    // per-pool check below then finds nothing of this kind.
+    for (i, b) in problem.buffers().iter().enumerate() {
+        let pool = &pools[pool_of[i] as usize];
+        let offset = solution.offsets[i] - pool.base;
+        let alignment = crate::links::lcm(b.alignment, pool.alignment).unwrap_or(i64::MAX);
+        if offset < 0 {
+            return Err(ValidationError::Negative { buffer: i, offset });
+        }
+        if offset % alignment != 0 {
+            return Err(ValidationError::Misaligned {
+                buffer: i,
+                offset,
+                alignment,
+            });
+        }
+        if offset
+            .checked_add(b.size)
+            .is_none_or(|top| top > pool.capacity)
+        {
+            return Err(ValidationError::ExceedsCapacity {
+                buffer: i,
+                offset,
+                size: b.size,
+                capacity: pool.capacity,
+            });
+        }
+        if let Some(fixed) = b.offset.filter(|&f| f != offset) {
+            return Err(ValidationError::FixedMoved {
+                buffer: i,
+                offset,
+                fixed,
             });
         }
     }

@@ -90,7 +90,7 @@ impl Units {
                 // Pools every member lists and is small enough for.
                 list.retain(|p| {
                     ms.iter().all(|&m| {
-                        problem.pools_of(m).contains(p)
+                        problem.lists_pool(m, *p)
                             && problem.buffers()[m].size <= pools[*p as usize].capacity
                     })
                 });
@@ -101,7 +101,7 @@ impl Units {
                     let firsts: Vec<Option<u32>> = ms
                         .iter()
                         .filter(|&&m| problem.buffers()[m].offset.is_some())
-                        .map(|&m| problem.pools_of(m).first().copied())
+                        .map(|&m| problem.first_pool(m))
                         .collect();
                     let first = firsts[0];
                     list.retain(|&p| Some(p) == first && firsts.iter().all(|&f| f == first));
@@ -444,7 +444,7 @@ fn finish(
         let spilled = buffers
             .iter()
             .copied()
-            .filter(|&b| problem.pools_of(b).first() != Some(&(p as u32)))
+            .filter(|&b| problem.first_pool(b) != Some(p as u32))
             .collect();
         reports[p] = PoolReport {
             lower_bound: sub.as_ref().map_or(0, crate::sweep::max_load),
