@@ -480,15 +480,25 @@ impl Table {
     /// The input's rows with an `offset` column holding `offsets` (the
     /// input's own offset column, if any, is replaced in place).
     pub fn write(&self, offsets: &[i64]) -> String {
+        self.write_with(offsets, None)
+    }
+
+    /// Like [`Table::write`], with one more column at the end: `extra` is
+    /// its name and the value of each row (e.g. the pool of each buffer).
+    pub fn write_with(&self, offsets: &[i64], extra: Option<(&str, &[&str])>) -> String {
         use fmt::Write as _;
         let mut out = String::with_capacity(self.cells.len() + 16 * offsets.len());
         out.push_str(&self.header.join(","));
         if self.offset.is_none() {
             out.push_str(",offset");
         }
+        if let Some((name, _)) = extra {
+            out.push(',');
+            out.push_str(name);
+        }
         out.push('\n');
         let rows = self.row_at.windows(2).map(|w| &self.cells[w[0]..w[1]]);
-        for (row, offset) in rows.zip(offsets) {
+        for (k, (row, offset)) in rows.zip(offsets).enumerate() {
             match self.offset {
                 Some(c) => {
                     for (i, f) in row.split(',').enumerate() {
@@ -505,6 +515,10 @@ impl Table {
                 None => {
                     let _ = write!(out, "{row},{offset}");
                 }
+            }
+            if let Some((_, values)) = extra {
+                out.push(',');
+                out.push_str(values.get(k).copied().unwrap_or(""));
             }
             out.push('\n');
         }

@@ -309,10 +309,22 @@ fn place(a: Place) -> Result<Exit, Exit> {
         };
         picture.write(drawing.as_bytes())?;
     }
-    let mut csv_text = table.write(&addresses);
-    if let Some(p) = &outcome.pooled {
-        csv_text = with_pool_column(&csv_text, &problem, &p.pool_of);
-    }
+    let csv_text = match &outcome.pooled {
+        Some(p) => {
+            let names: Vec<&str> = p
+                .pool_of
+                .iter()
+                .map(|&q| {
+                    problem
+                        .pools()
+                        .get(q as usize)
+                        .map_or("", |pool| pool.name.as_str())
+                })
+                .collect();
+            table.write_with(&addresses, Some(("pool", &names)))
+        }
+        None => table.write(&addresses),
+    };
     output.write(csv_text.as_bytes())?;
     if a.print_solution {
         let frame = (capacity != i64::MAX).then_some(capacity);
@@ -387,24 +399,4 @@ fn pool_panels(
         })
         .collect();
     svg::stack(&panels)
-}
-
-/// The CSV with a `pool` column (the pool's name) after the others.
-fn with_pool_column(text: &str, problem: &minimalloc::Problem, pool_of: &[u32]) -> String {
-    let mut out = String::with_capacity(text.len() + 8 * pool_of.len());
-    for (k, line) in text.lines().enumerate() {
-        out.push_str(line);
-        out.push(',');
-        match k {
-            0 => out.push_str("pool"),
-            _ => {
-                let p = pool_of.get(k - 1).copied().unwrap_or(u32::MAX);
-                if let Some(pool) = problem.pools().get(p as usize) {
-                    out.push_str(&pool.name);
-                }
-            }
-        }
-        out.push('\n');
-    }
-    out
 }

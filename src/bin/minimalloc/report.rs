@@ -126,7 +126,7 @@ impl Figures<'_> {
             "{{\"buffers\":{},\"max_load\":{},\"status\":{},\"height\":{},\"lower_bound\":{},\
              \"optimal\":{},\"source\":{},\"restarts\":{},\"nodes\":{},\"backtracks\":{},\
              \"time_s\":{:.6},\"stop_reason\":{},\"conflict\":{},\"conflict_irreducible\":{},\
-             \"pools\":{}}}",
+             \"pools\":{},\"unplaced\":{}}}",
             self.problem.len(),
             self.max_load,
             json_string(self.status()),
@@ -139,32 +139,30 @@ impl Figures<'_> {
             o.stats.backtracks,
             self.elapsed.as_secs_f64(),
             text(self.stop_reason()),
-            match &o.conflict {
-                Some(c) => format!(
-                    "[{}]",
-                    c.buffers
-                        .iter()
-                        .map(|&i| json_string(&self.problem.buffers()[i].id))
-                        .collect::<Vec<_>>()
-                        .join(",")
-                ),
-                None => "null".into(),
-            },
+            o.conflict
+                .as_ref()
+                .map_or("null".into(), |c| self.ids(&c.buffers)),
             o.conflict.as_ref().is_some_and(|c| c.irreducible),
             self.pools_json(),
+            o.pooled
+                .as_ref()
+                .map_or("null".into(), |p| self.ids(&p.unplaced)),
         )
+    }
+
+    /// The ids of buffers `list` as a JSON array.
+    fn ids(&self, list: &[usize]) -> String {
+        let items: Vec<String> = list
+            .iter()
+            .map(|&i| json_string(&self.problem.buffers()[i].id))
+            .collect();
+        format!("[{}]", items.join(","))
     }
 
     /// The pools' figures as a JSON array (`null` without pools).
     fn pools_json(&self) -> String {
         let Some(p) = &self.outcome.pooled else {
             return "null".into();
-        };
-        let ids = |list: &[usize]| {
-            list.iter()
-                .map(|&i| json_string(&self.problem.buffers()[i].id))
-                .collect::<Vec<_>>()
-                .join(",")
         };
         let items: Vec<String> = self
             .problem
@@ -173,17 +171,17 @@ impl Figures<'_> {
             .zip(&p.reports)
             .map(|(pool, r)| {
                 format!(
-                    "{{\"name\":{},\"capacity\":{},\"buffers\":{},\"height\":{},\"lower_bound\":{},\"spilled\":[{}]}}",
+                    "{{\"name\":{},\"capacity\":{},\"buffers\":{},\"height\":{},\"lower_bound\":{},\"spilled\":{}}}",
                     json_string(&pool.name),
                     pool.capacity,
                     r.buffers.len(),
                     r.height,
                     r.lower_bound,
-                    ids(&r.spilled)
+                    self.ids(&r.spilled)
                 )
             })
             .collect();
-        format!("[{}],\"unplaced\":[{}]", items.join(","), ids(&p.unplaced))
+        format!("[{}]", items.join(","))
     }
 }
 
