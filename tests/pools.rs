@@ -288,3 +288,42 @@ fn a_generated_step_spills_from_1_mib_to_64_mib() {
         );
     }
 }
+
+/// validate_pooled names the buffer (by its own index) and the rule.
+#[test]
+fn pooled_errors_name_the_buffer_and_the_rule() {
+    let mut p = Problem::new(
+        i64::MAX,
+        vec![
+            minimalloc::Buffer::new("a", 0, 2, 8),
+            minimalloc::Buffer::new("b", 0, 2, 8),
+        ],
+    )
+    .unwrap();
+    p.add_pool(Pool {
+        name: "s".into(),
+        capacity: 64,
+        base: 1000,
+        alignment: 8,
+    })
+    .unwrap();
+    let check = |offsets: Vec<i64>, pools: Vec<u32>| {
+        validate_pooled(&p, &Solution { offsets }, &pools)
+            .unwrap_err()
+            .to_string()
+    };
+    assert!(check(vec![1000, 1004], vec![0, 0])
+        .contains("buffer 1: offset 4 is not a multiple of its alignment 8"));
+    assert!(check(vec![1000, 1064], vec![0, 0])
+        .contains("buffer 1: offset 64 + size 8 exceeds the capacity 64"));
+    assert!(check(vec![1000, 1000], vec![0, 0]).contains("buffers 0 and 1 overlap"));
+    assert!(check(vec![1000, 1008], vec![0, 1]).contains("buffer 1 is in pool 1"));
+    validate_pooled(
+        &p,
+        &Solution {
+            offsets: vec![1000, 1008],
+        },
+        &[0, 0],
+    )
+    .unwrap();
+}
