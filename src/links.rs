@@ -494,7 +494,12 @@ mod tests {
             }
         }
         assert_eq!(p.links().group_index(12), expected);
-        let mut merged = p.colocations().iter().find(|g| g.contains(&0)).unwrap().clone();
+        let mut merged = p
+            .colocations()
+            .iter()
+            .find(|g| g.contains(&0))
+            .unwrap()
+            .clone();
         merged.sort_unstable();
         assert_eq!(merged, [0, 1, 4, 5, 8, 9]);
         // Separations are indexed too: colocating two separated buffers fails.
