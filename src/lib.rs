@@ -53,6 +53,7 @@ pub mod gen;
 pub mod heuristic;
 #[cfg(feature = "constraints")]
 pub mod links;
+mod math;
 pub mod plan;
 #[cfg(feature = "constraints")]
 pub mod pools;

@@ -9,6 +9,7 @@
 
 use alloc::vec::Vec;
 
+use crate::math::lcm;
 use crate::problem::{Error, LinkError, Problem};
 
 /// The colocations and separations of a problem.
@@ -277,15 +278,6 @@ impl Problem {
             reason,
         }
     }
-}
-
-/// The least common multiple, if it fits in 64 bits.
-pub(crate) fn lcm(a: i64, b: i64) -> Option<i64> {
-    let (mut x, mut y) = (a, b);
-    while y != 0 {
-        (x, y) = (y, x % y);
-    }
-    (a / x).checked_mul(b)
 }
 
 /// A problem with its links lowered to plain buffers, and the way back.

@@ -6,7 +6,7 @@
 use alloc::string::String;
 use alloc::vec::Vec;
 
-use crate::links::lcm;
+use crate::math::lcm;
 use crate::problem::{Error, PoolError, Problem};
 
 /// One memory pool.

@@ -488,7 +488,7 @@ pub fn validate_pooled(
     for (i, b) in problem.buffers().iter().enumerate() {
         let pool = &pools[pool_of[i] as usize];
         let offset = solution.offsets[i] - pool.base;
-        let alignment = crate::links::lcm(b.alignment, pool.alignment).unwrap_or(i64::MAX);
+        let alignment = crate::math::lcm(b.alignment, pool.alignment).unwrap_or(i64::MAX);
         if offset < 0 {
             return Err(ValidationError::Negative { buffer: i, offset });
         }

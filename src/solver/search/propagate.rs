@@ -4,19 +4,7 @@
 
 use super::{Part, Search, Undo, FREE, UNPLACED};
 use crate::deadline::{Poll, Stop};
-
-#[inline]
-fn align_up(v: i64, a: i64) -> i64 {
-    if a == 1 {
-        return v;
-    }
-    let r = v % a;
-    if r == 0 {
-        v
-    } else {
-        v.saturating_add(a - r)
-    }
-}
+use crate::math::align_up;
 
 impl Search<'_> {
     /// The lowest min offset among section `s`'s unplaced members, and how
