@@ -534,9 +534,16 @@ pub fn write_problem(problem: &Problem, offsets: Option<&[i64]>) -> String {
     let hint = buffers.iter().any(|b| b.hint.is_some());
     let gaps = buffers.iter().any(|b| !b.gaps.is_empty());
     let fixed = buffers.iter().any(|b| b.offset.is_some());
+    let (colocation, separation) = link_labels(problem);
     let mut out = String::from("id,lower,upper,size");
     for (on, name) in [(alignment, "alignment"), (hint, "hint"), (gaps, "gaps")] {
         if on {
+            out.push(',');
+            out.push_str(name);
+        }
+    }
+    for (labels, name) in [(&colocation, "colocation"), (&separation, "separation")] {
+        if !labels.is_empty() {
             out.push(',');
             out.push_str(name);
         }
@@ -565,6 +572,12 @@ pub fn write_problem(problem: &Problem, offsets: Option<&[i64]>) -> String {
                 .collect();
             out.push_str(&text.join(" "));
         }
+        for labels in [&colocation, &separation] {
+            if !labels.is_empty() {
+                out.push(',');
+                out.push_str(&labels[i]);
+            }
+        }
         match (offsets, b.offset) {
             (Some(o), _) => out.push_str(&format!(",{}", o[i])),
             (None, Some(f)) => out.push_str(&format!(",{f}")),
@@ -574,4 +587,42 @@ pub fn write_problem(problem: &Problem, offsets: Option<&[i64]>) -> String {
         out.push('\n');
     }
     out
+}
+
+/// Each buffer's `colocation` and `separation` cells (`c3`: colocation
+/// group 3; `s0 s5`: separation groups 0 and 5), or empty lists when the
+/// problem has no such links.
+fn link_labels(problem: &Problem) -> (Vec<String>, Vec<String>) {
+    #[cfg(feature = "constraints")]
+    {
+        let n = problem.len();
+        let mut colocation = Vec::new();
+        if !problem.colocations().is_empty() {
+            colocation = std::vec![String::new(); n];
+            for (g, members) in problem.colocations().iter().enumerate() {
+                for &m in members {
+                    colocation[m as usize] = format!("c{g}");
+                }
+            }
+        }
+        let mut separation: Vec<String> = Vec::new();
+        if !problem.separations().is_empty() {
+            separation = std::vec![String::new(); n];
+            for (g, members) in problem.separations().iter().enumerate() {
+                for &m in members {
+                    let cell = &mut separation[m as usize];
+                    if !cell.is_empty() {
+                        cell.push(' ');
+                    }
+                    cell.push_str(&format!("s{g}"));
+                }
+            }
+        }
+        (colocation, separation)
+    }
+    #[cfg(not(feature = "constraints"))]
+    {
+        let _ = problem;
+        (Vec::new(), Vec::new())
+    }
 }

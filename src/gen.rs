@@ -4,12 +4,23 @@
 //! short-lived temporaries throughout, weight gradients from the backward
 //! pass to the optimizer update, and weights alive for the whole step.
 //!
-//! Two families: [`Family::Step`], sizes over five orders of magnitude;
-//! and [`Family::LongLived`], the same step with 2 % of buffers alive
-//! over 5-50 % of it, starting anywhere (prefetched weights, optimizer
-//! state, pipeline buffers), and sizes over six orders of magnitude. The
-//! long-lived buffers cut across the stack of activations, which is what
-//! makes real graphs hard for a placement that sees one time at a time.
+//! Families:
+//! - [`Family::Step`], sizes over five orders of magnitude;
+//! - [`Family::LongLived`], the same step with 2 % of buffers alive over
+//!   5-50 % of it, starting anywhere (prefetched weights, optimizer state,
+//!   pipeline buffers), and sizes over six orders of magnitude. The
+//!   long-lived buffers cut across the stack of activations, which is
+//!   what makes real graphs hard for a placement that sees one time at a
+//!   time;
+//! - [`Family::Independent`], a step whose sizes say nothing of the
+//!   lifetimes (log-uniform, 10 B-10 MB, for short and long buffers
+//!   alike), so no order by size also orders by lifetime;
+//! - [`Family::Planted`], a zero-waste packing: a rectangle of memory by
+//!   time cut by random guillotine cuts into the buffers, so a placement
+//!   at the max load exists and the optimum is known ([`planted_optimum`]);
+//! - [`Family::Kernel`], an accelerator kernel: a few hundred buffers or
+//!   fewer, alignment 32, and up to half of all pairs separated (pipeline
+//!   stages that may not share memory), see [`generate_problem`].
 
 use alloc::format;
 use alloc::vec::Vec;
@@ -26,22 +37,38 @@ pub enum Family {
     /// One training step with 2 % long-lived buffers spread over 5-50 %
     /// of it, sizes over six orders of magnitude.
     LongLived,
+    /// A training step whose sizes do not depend on lifetimes.
+    Independent,
+    /// A zero-waste packing of a known optimum.
+    Planted,
+    /// An accelerator kernel with dense separations.
+    Kernel,
 }
 
 impl Family {
+    /// Every family.
+    pub const ALL: [Family; 5] = [
+        Family::Step,
+        Family::LongLived,
+        Family::Independent,
+        Family::Planted,
+        Family::Kernel,
+    ];
+
     /// The name used by the command line.
     pub fn name(self) -> &'static str {
         match self {
             Family::Step => "step",
             Family::LongLived => "long-lived",
+            Family::Independent => "independent",
+            Family::Planted => "planted",
+            Family::Kernel => "kernel",
         }
     }
 
     /// The family called `name`, if any.
     pub fn from_name(name: &str) -> Option<Family> {
-        [Family::Step, Family::LongLived]
-            .into_iter()
-            .find(|f| f.name() == name)
+        Family::ALL.into_iter().find(|f| f.name() == name)
     }
 }
 
@@ -105,6 +132,15 @@ fn log_uniform(rng: &mut Rng, lo: u32, hi: u32) -> i64 {
 /// every other size range reaches two binary orders higher (64 B-128 MiB
 /// over all: six orders of magnitude).
 pub fn generate(spec: Spec) -> Vec<Buffer> {
+    match spec.family {
+        Family::Step | Family::LongLived => step(spec),
+        Family::Independent => independent(spec),
+        Family::Planted => planted(spec).0,
+        Family::Kernel => kernel(spec, None).0,
+    }
+}
+
+fn step(spec: Spec) -> Vec<Buffer> {
     let mut rng = Rng::new(spec.seed);
     let forward = (spec.buffers as i64 / 8).max(4);
     let end = 2 * forward;
@@ -152,4 +188,204 @@ pub fn generate(spec: Spec) -> Vec<Buffer> {
         out.push(b);
     }
     out
+}
+
+/// A training step whose sizes are independent of the lifetimes: every
+/// size log-uniform over 10 B-10 MB. Time runs over `n / 4` steps, so
+/// several buffers start at each; 80 % live 1-6 steps, 18 % live 5-200,
+/// 2 % live 5-60 % of the whole step.
+fn independent(spec: Spec) -> Vec<Buffer> {
+    let mut rng = Rng::new(spec.seed ^ 0x1D3E_9E4D_E17E_0001);
+    let steps = (spec.buffers as i64 / 4).max(8);
+    let align = spec.alignment.max(1);
+    // ln(10) .. ln(10^7), as a uniform over the exponent.
+    let (lo, hi) = (core::f64::consts::LN_10, 7.0 * core::f64::consts::LN_10);
+    let mut out = Vec::with_capacity(spec.buffers);
+    for i in 0..spec.buffers {
+        let kind = rng.below(0, 100);
+        let length = if kind < 80 {
+            rng.below(1, 7)
+        } else if kind < 98 {
+            rng.below(5, 201)
+        } else {
+            (steps * rng.below(5, 61) / 100).max(1)
+        }
+        .min(steps);
+        let lower = rng.below(0, steps - length + 1);
+        let unit = (rng.next() >> 11) as f64 / (1u64 << 53) as f64;
+        let size = libm_exp(lo + unit * (hi - lo)).max(1.0) as i64;
+        let size = (size + align - 1) / align * align;
+        let mut b = Buffer::new(format!("{i}"), lower, lower + length, size);
+        b.alignment = align;
+        out.push(b);
+    }
+    out
+}
+
+/// `e^x` without `std` (the core is `no_std`): a power of two times a
+/// short series; ample for drawing sizes.
+fn libm_exp(x: f64) -> f64 {
+    let k = (x / core::f64::consts::LN_2) as i32;
+    let r = x - f64::from(k) * core::f64::consts::LN_2;
+    let (mut term, mut sum) = (1.0f64, 1.0f64);
+    for i in 1..20 {
+        term *= r / f64::from(i);
+        sum += term;
+    }
+    // 2^k from its bits (k is small: sizes stay far from the limits).
+    sum * f64::from_bits(((k + 1023).clamp(1, 2046) as u64) << 52)
+}
+
+/// The height of the rectangle [`Family::Planted`] cuts for `buffers`
+/// buffers: 2^20 bytes on a grid of 8 (or the alignment).
+const PLANTED_HEIGHT: i64 = 1 << 20;
+
+/// The optimal height of a [`Family::Planted`] instance (the rectangle it
+/// was cut from, which is also its max load); `None` for other families.
+pub fn planted_optimum(spec: Spec) -> Option<i64> {
+    (spec.family == Family::Planted).then(|| planted(spec).1)
+}
+
+/// A zero-waste packing: the rectangle `[0, n) x [0, H)` of time by
+/// memory cut, largest piece first, by a guillotine cut across time or
+/// memory (even odds) at a random place (memory on multiples of
+/// `max(8, alignment)`), until there are `n` pieces. The pieces are the
+/// buffers: placing each where it was cut from fills the rectangle, so the
+/// optimum is `H`, the max load. Returns the buffers and `H`.
+fn planted(spec: Spec) -> (Vec<Buffer>, i64) {
+    let mut rng = Rng::new(spec.seed ^ 0x91A7_7ED0_0000_0003);
+    let grid = spec.alignment.max(8);
+    let height = PLANTED_HEIGHT / grid * grid;
+    let time = (spec.buffers as i64).max(1);
+    // Pieces as (area, lower, upper, bottom, top); a max-heap by area.
+    let mut heap: alloc::collections::BinaryHeap<(i128, i64, i64, i64, i64)> =
+        alloc::collections::BinaryHeap::new();
+    let mut done: Vec<(i64, i64, i64, i64)> = Vec::new();
+    heap.push((i128::from(time) * i128::from(height), 0, time, 0, height));
+    while heap.len() + done.len() < spec.buffers {
+        let Some((_, l, u, b, t)) = heap.pop() else {
+            break;
+        };
+        let (span, tall) = (u - l, (t - b) / grid);
+        if span < 2 && tall < 2 {
+            done.push((l, u, b, t));
+            continue;
+        }
+        // Across time or memory with even odds, where both can be cut.
+        let by_time = span >= 2 && (tall < 2 || rng.below(0, 2) == 0);
+        let mut push = |l: i64, u: i64, b: i64, t: i64| {
+            heap.push((i128::from(u - l) * i128::from(t - b), l, u, b, t));
+        };
+        if by_time {
+            let cut = rng.below(l + 1, u);
+            push(l, cut, b, t);
+            push(cut, u, b, t);
+        } else {
+            let cut = b + grid * rng.below(1, tall);
+            push(l, u, b, cut);
+            push(l, u, cut, t);
+        }
+    }
+    done.extend(heap.into_iter().map(|(_, l, u, b, t)| (l, u, b, t)));
+    // The buffers in a random order, so that ids say nothing of offsets.
+    for i in (1..done.len()).rev() {
+        let j = rng.below(0, i as i64 + 1) as usize;
+        done.swap(i, j);
+    }
+    let buffers = done
+        .into_iter()
+        .enumerate()
+        .map(|(i, (l, u, b, t))| {
+            let mut buffer = Buffer::new(format!("{i}"), l, u, t - b);
+            buffer.alignment = spec.alignment.max(1);
+            buffer
+        })
+        .collect();
+    (buffers, height)
+}
+
+/// An accelerator kernel of `spec.buffers` buffers (a few hundred at
+/// most is the shape): operations in a short program, each buffer alive
+/// from the op that writes it to the last that reads it, sizes 32 B-64 KiB
+/// on a 32-byte grid, alignment 32. Pipeline stages that may not share
+/// memory are separation groups, random subsets of the buffers, until
+/// about `separated` (a fraction of all pairs; drawn from 0-50 % when
+/// `None`) of the pairs are separated. Returns the buffers and the groups.
+pub fn kernel(spec: Spec, separated: Option<f64>) -> (Vec<Buffer>, Vec<Vec<usize>>) {
+    let mut rng = Rng::new(spec.seed ^ 0x4B3E_12E1_0000_0005);
+    let n = spec.buffers;
+    let ops = (n as i64 * 2 / 3).max(2);
+    let align = spec.alignment.max(32);
+    let mut buffers = Vec::with_capacity(n);
+    for i in 0..n {
+        let lower = rng.below(0, ops);
+        let length = if rng.below(0, 10) < 7 {
+            rng.below(1, 4)
+        } else {
+            rng.below(1, ops / 2 + 2)
+        };
+        let size = log_uniform(&mut rng, 5, 16);
+        let size = (size + align - 1) / align * align;
+        let mut b = Buffer::new(format!("{i}"), lower, (lower + length).min(ops + 1), size);
+        b.alignment = align;
+        buffers.push(b);
+    }
+    let fraction = separated.unwrap_or_else(|| rng.below(0, 51) as f64 / 100.0);
+    let pairs = (n * n.saturating_sub(1) / 2) as f64;
+    let want = (fraction * pairs) as usize;
+    let mut marked = alloc::vec![false; n * n];
+    let (mut count, mut groups) = (0usize, Vec::new());
+    let mut tries = 0;
+    while count < want && n >= 2 && tries < 10 * n + 100 {
+        tries += 1;
+        // A stage: a random subset of 5-30 % of the buffers.
+        let share = rng.below(5, 31);
+        let group: Vec<usize> = (0..n).filter(|_| rng.below(0, 100) < share).collect();
+        if group.len() < 2 {
+            continue;
+        }
+        for (k, &a) in group.iter().enumerate() {
+            for &b in &group[k + 1..] {
+                if !marked[a * n + b] {
+                    marked[a * n + b] = true;
+                    count += 1;
+                }
+            }
+        }
+        groups.push(group);
+    }
+    (buffers, groups)
+}
+
+/// The problem `spec` describes, with capacity `i64::MAX`: the buffers of
+/// [`generate`] and, for [`Family::Kernel`], its separation groups (where
+/// the build has them).
+pub fn generate_problem(spec: Spec) -> Result<crate::problem::Problem, crate::problem::Error> {
+    match spec.family {
+        Family::Kernel => with_separations(kernel(spec, None)),
+        _ => with_separations((generate(spec), Vec::new())),
+    }
+}
+
+/// A [`Family::Kernel`] problem with about `separated` of its pairs
+/// separated.
+pub fn kernel_problem(
+    spec: Spec,
+    separated: f64,
+) -> Result<crate::problem::Problem, crate::problem::Error> {
+    with_separations(kernel(spec, Some(separated)))
+}
+
+fn with_separations(
+    (buffers, groups): (Vec<Buffer>, Vec<Vec<usize>>),
+) -> Result<crate::problem::Problem, crate::problem::Error> {
+    #[allow(unused_mut)]
+    let mut problem = crate::problem::Problem::new(i64::MAX, buffers)?;
+    #[cfg(feature = "constraints")]
+    for group in &groups {
+        problem.separate(group)?;
+    }
+    #[cfg(not(feature = "constraints"))]
+    let _ = groups;
+    Ok(problem)
 }

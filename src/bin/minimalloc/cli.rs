@@ -229,12 +229,23 @@ pub struct Gen {
     /// Alignment of every buffer (sizes are rounded up to it)
     #[arg(long, value_name = "A", default_value = "1", value_parser = positive)]
     pub alignment: i64,
-    /// step: sizes from 64 B to 8 MiB; long-lived: 2% of the buffers alive for 5-50% of the step, sizes from 16 B to 32 MiB
+    /// step: sizes from 64 B to 8 MiB; long-lived: 2% of the buffers alive for 5-50% of the step, sizes from 16 B to 32 MiB; independent: sizes 10 B-10 MB whatever the lifetime; planted: a zero-waste packing whose optimum is its max load; kernel: an accelerator kernel, alignment 32, up to half of all pairs separated
     #[arg(long, value_name = "F", value_enum, default_value_t = FamilyName::Step)]
     pub family: FamilyName,
+    /// kernel: the share of all pairs of buffers that are separated (default: drawn from 0-0.5)
+    #[arg(long, value_name = "FRACTION", value_parser = fraction)]
+    pub separated: Option<f64>,
     /// Where to write the CSV (default and -: standard output)
     #[arg(long, value_name = "FILE")]
     pub output: Option<String>,
+}
+
+/// A number from 0 to 1.
+fn fraction(s: &str) -> Result<f64, String> {
+    match s.parse::<f64>() {
+        Ok(x) if (0.0..=1.0).contains(&x) => Ok(x),
+        _ => Err(format!("{s:?} is not a number from 0 to 1")),
+    }
 }
 
 /// `--lifetime`.
@@ -253,6 +264,9 @@ pub enum LifetimeKind {
 pub enum FamilyName {
     Step,
     LongLived,
+    Independent,
+    Planted,
+    Kernel,
 }
 
 /// `--preordering_heuristics`: the orderings in the order given.
@@ -281,7 +295,7 @@ const BOOLEANS: [&str; 17] = [
 ];
 
 /// Long flags that take a value (`--name VALUE` consumes the next word).
-const VALUED: [&str; 16] = [
+const VALUED: [&str; 17] = [
     "input",
     "capacity",
     "output",
@@ -298,6 +312,7 @@ const VALUED: [&str; 16] = [
     "alignment",
     "family",
     "pool",
+    "separated",
 ];
 
 /// The command with every yes/no flag taking absl's forms: `--flag`,

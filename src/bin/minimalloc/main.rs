@@ -19,8 +19,8 @@ use std::process::ExitCode;
 
 use clap::error::ErrorKind;
 use cli::{Command, FamilyName, Gen};
-use minimalloc::gen::{generate, Family, Spec};
-use minimalloc::{csv, Problem};
+use minimalloc::csv;
+use minimalloc::gen::{generate_problem, kernel_problem, planted_optimum, Family, Spec};
 use sink::{Sink, WriteError};
 
 /// How a run ends: the exit code and, for failures, the message.
@@ -119,9 +119,19 @@ fn gen(args: Gen) -> Result<Exit, Exit> {
         family: match args.family {
             FamilyName::Step => Family::Step,
             FamilyName::LongLived => Family::LongLived,
+            FamilyName::Independent => Family::Independent,
+            FamilyName::Planted => Family::Planted,
+            FamilyName::Kernel => Family::Kernel,
         },
     };
-    let problem = Problem::new(i64::MAX, generate(spec)).map_err(|e| e.to_string())?;
+    let problem = match args.separated {
+        Some(f) if spec.family == Family::Kernel => kernel_problem(spec, f),
+        _ => generate_problem(spec),
+    }
+    .map_err(|e| e.to_string())?;
+    if let Some(optimum) = planted_optimum(spec) {
+        eprintln!("planted: the optimal height is {optimum} (the max load)");
+    }
     let text = csv::write_problem(&problem, None);
     sink.write(text.as_bytes())?;
     Ok(Exit::ok())
