@@ -180,8 +180,6 @@ pub(crate) struct Poll<'a> {
     /// Work recorded so far: a measure of cost that, unlike the clock,
     /// is the same on every run (the scheduler shares its rounds by it).
     used: u64,
-    /// Work after which the poll stops (as if timed out).
-    limit: u64,
 }
 
 impl<'a> Poll<'a> {
@@ -192,15 +190,7 @@ impl<'a> Poll<'a> {
             left: interval,
             interval,
             used: 0,
-            limit: u64::MAX,
         }
-    }
-
-    /// The same poll, stopping once `limit` units of work are recorded.
-    #[cfg(feature = "heuristics")]
-    pub(crate) fn with_limit(mut self, limit: u64) -> Self {
-        self.limit = limit;
-        self
     }
 
     /// The deadline it polls.
@@ -219,9 +209,6 @@ impl<'a> Poll<'a> {
     #[inline]
     pub(crate) fn tick(&mut self, work: u64) -> Result<(), Stop> {
         self.used = self.used.saturating_add(work);
-        if self.used > self.limit {
-            return Err(Stop::TimedOut);
-        }
         if self.left > work {
             self.left -= work;
             return Ok(());

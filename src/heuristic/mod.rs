@@ -41,6 +41,7 @@ pub use restarts::{default_count, Best};
 pub(crate) use restarts::{perturbed, plain};
 
 use crate::deadline::{sort_polled, Poll, Stop};
+pub(crate) use crate::math::align_up;
 use crate::problem::Problem;
 use crate::rng::Rng;
 use crate::trees::{ChmaxTree, MaxTree};
@@ -758,19 +759,6 @@ fn total_order(x: f64) -> i64 {
     bits ^ (((bits >> 63) as u64) >> 1) as i64
 }
 
-#[inline]
-pub(crate) fn align_up(v: i64, a: i64) -> i64 {
-    if a == 1 {
-        return v;
-    }
-    let r = v.rem_euclid(a);
-    if r == 0 {
-        v
-    } else {
-        v.saturating_add(a - r)
-    }
-}
-
 /// Every buffer one above the other (fixed buffers where they are fixed,
 /// the others above them), in O(n), for when there is no time for
 /// anything better: valid unless fixed buffers overlap.
@@ -826,7 +814,17 @@ pub fn run(problem: &Problem, strategy: Strategy) -> Option<crate::solution::Sol
 }
 
 /// [`run`] for one variant (a strategy with the depth of its layer).
+/// Colocations and separations are honoured as [`crate::plan`] honours
+/// them: on the problem lowered to plain buffers.
 pub fn run_variant(problem: &Problem, variant: Variant) -> Option<crate::solution::Solution> {
+    #[cfg(feature = "constraints")]
+    if !problem.links().is_empty() {
+        let lowered = problem.lowered().ok()?;
+        let s = run_variant(&lowered.problem, variant)?;
+        return Some(crate::solution::Solution {
+            offsets: lowered.lift(&s.offsets),
+        });
+    }
     let deadline = crate::deadline::Deadline::none();
     let mut poll = Poll::new(&deadline, u64::MAX);
     let layout = Layout::new(problem, &mut poll).ok()?;

@@ -1,142 +1,34 @@
-//! Local repair: lower a placement's peak a window at a time.
+//! Local repair: lower a placement's peak a window at a time (a ruin and
+//! recreate search whose steps cost the window, not the problem).
 //!
-//! A step takes the buffer whose top is highest, a neighbourhood of its
-//! lifetime, and the `k` buffers alive there whose tops are highest (the
-//! *window*); every other buffer stays where it is. The window is placed
-//! again, first-fit, in one of a few orders, among the buffers around it
-//! (found through a static index over time, so a step costs about the
-//! buffers alive in the neighbourhood, not the whole problem). The new
-//! placement is kept when the window's highest top is no higher than it
-//! was: lower is progress, equal is a move along the plateau that may open
-//! room for the next step. The height therefore never rises.
+//! A step takes a buffer at or near the top (the highest, or one of those
+//! in a band below it, so that steps visit every place that stands up),
+//! a neighbourhood of its lifetime, and the `k` buffers alive there with
+//! the highest offsets (the *window*, 8 to 1,024 buffers); every other
+//! buffer stays where it is. The window is placed again, first-fit in one
+//! of a few orders or (small windows) by the exact search, among the
+//! buffers that reach above its floor. Both kinds of buffer are found
+//! through an index over time that also knows the highest top of every
+//! subtree (see [`index`]), so a step visits the buffers up there and no
+//! others: at a million buffers a step costs what it costs at a thousand.
+//! The new placement is kept when the window's highest top is no higher
+//! than it was: lower is progress, equal is a move along the plateau that
+//! may open room for the next step. The height therefore never rises.
 //!
 //! Window sizes and neighbourhoods are drawn from a seeded stream, so a
 //! repair is reproducible for a given seed and number of steps.
+
+mod exact;
+mod index;
 
 use alloc::vec::Vec;
 
 use super::occupancy::Occupancy;
 use super::{Layout, LocalTime, Scratch};
-use crate::deadline::{sort_polled, Poll, Stop};
+use crate::deadline::{Poll, Stop};
 use crate::rng::Rng;
-
-/// Which buffers' lifetimes meet a time range: the buffers sorted by their
-/// first slot, with a max-tree of their end slots over that order, so a
-/// query visits only the prefix that starts before the range and prunes
-/// subtrees that end before it. O(n) memory; a query costs O((k + 1) log n)
-/// for k answers.
-pub(crate) struct TimeIndex {
-    first: Vec<u32>,
-    id: Vec<u32>,
-    leaves: usize,
-    /// Max end slot per tree node (leaves at `leaves + position`).
-    max_end: Vec<u32>,
-}
-
-impl TimeIndex {
-    pub(crate) fn new(layout: &Layout, poll: &mut Poll<'_>) -> Result<TimeIndex, Stop> {
-        let n = layout.len();
-        let mut keyed: Vec<(u32, u32)> = (0..n as u32)
-            .map(|b| (layout.extent[b as usize].first, b))
-            .collect();
-        sort_polled(&mut keyed, poll)?;
-        let leaves = n.max(1).next_power_of_two();
-        let mut max_end = alloc::vec![0u32; 2 * leaves];
-        for (i, &(_, b)) in keyed.iter().enumerate() {
-            max_end[leaves + i] = layout.extent[b as usize].end;
-        }
-        for i in (1..leaves).rev() {
-            max_end[i] = max_end[2 * i].max(max_end[2 * i + 1]);
-        }
-        poll.tick(4 * leaves as u64)?;
-        Ok(TimeIndex {
-            first: keyed.iter().map(|k| k.0).collect(),
-            id: keyed.iter().map(|k| k.1).collect(),
-            leaves,
-            max_end,
-        })
-    }
-
-    /// Pushes onto `out` every buffer alive at some slot of `[a, b)`.
-    pub(crate) fn query(&self, a: u32, b: u32, out: &mut Vec<u32>, stack: &mut Vec<(u32, u32)>) {
-        let prefix = self.first.partition_point(|&f| f < b);
-        if prefix == 0 {
-            return;
-        }
-        stack.clear();
-        stack.push((1, self.leaves as u32));
-        while let Some((node, width)) = stack.pop() {
-            let lo = node as usize * width as usize - self.leaves;
-            if lo >= prefix || self.max_end[node as usize] <= a {
-                continue;
-            }
-            if width == 1 {
-                out.push(self.id[lo]);
-            } else {
-                stack.push((2 * node + 1, width / 2));
-                stack.push((2 * node, width / 2));
-            }
-        }
-    }
-}
-
-/// The highest top among the buffers, kept under point updates.
-struct TopTree {
-    leaves: usize,
-    max: Vec<i64>,
-}
-
-impl TopTree {
-    fn new(tops: impl ExactSizeIterator<Item = i64>) -> TopTree {
-        let leaves = tops.len().max(1).next_power_of_two();
-        let mut max = alloc::vec![i64::MIN; 2 * leaves];
-        for (i, t) in tops.enumerate() {
-            max[leaves + i] = t;
-        }
-        for i in (1..leaves).rev() {
-            max[i] = max[2 * i].max(max[2 * i + 1]);
-        }
-        TopTree { leaves, max }
-    }
-
-    fn set(&mut self, i: usize, top: i64) {
-        let mut at = self.leaves + i;
-        self.max[at] = top;
-        while at > 1 {
-            at /= 2;
-            self.max[at] = self.max[2 * at].max(self.max[2 * at + 1]);
-        }
-    }
-
-    fn height(&self) -> i64 {
-        self.max[1].max(0)
-    }
-
-    /// The leftmost buffer whose top is the highest.
-    fn highest(&self) -> usize {
-        let mut at = 1;
-        while at < self.leaves {
-            at = if self.max[2 * at] == self.max[at] {
-                2 * at
-            } else {
-                2 * at + 1
-            };
-        }
-        at - self.leaves
-    }
-}
-
-/// Windows up to this many buffers are sometimes placed by the exact
-/// search, with this many nodes.
-const EXACT_WINDOW: usize = 64;
-const EXACT_NODES: u64 = 4_000;
-
-fn gcd(mut a: i64, mut b: i64) -> i64 {
-    while b != 0 {
-        (a, b) = (b, a % b);
-    }
-    a.abs().max(1)
-}
+use exact::EXACT_WINDOW;
+pub(crate) use index::TimeIndex;
 
 /// The smallest and largest window a step takes.
 const MIN_WINDOW: u32 = 3; // 2^3 = 8 buffers
@@ -146,7 +38,6 @@ const MAX_WINDOW: u32 = 10; // 2^10 = 1024 buffers
 pub(crate) struct Repair<'a> {
     layout: &'a Layout,
     offsets: Vec<i64>,
-    tops: TopTree,
     index: TimeIndex,
     rng: Rng,
     /// Per buffer, the step that took it into the window.
@@ -163,6 +54,19 @@ pub(crate) struct Repair<'a> {
     scratch: Scratch,
     /// Steps whose window the exact search placed lower.
     pub(crate) by_exact: u64,
+    /// Steps taken, kept (no higher) and lowered, and buffers moved in
+    /// all: what `--stats` and the bench report of a repair.
+    pub(crate) counts: Counts,
+}
+
+/// What a repair did.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct Counts {
+    pub(crate) steps: u64,
+    pub(crate) kept: u64,
+    pub(crate) lowered: u64,
+    pub(crate) window_buffers: u64,
+    pub(crate) visited: u64,
 }
 
 impl<'a> Repair<'a> {
@@ -173,11 +77,9 @@ impl<'a> Repair<'a> {
         seed: u64,
         poll: &mut Poll<'_>,
     ) -> Result<Repair<'a>, Stop> {
-        let index = TimeIndex::new(layout, poll)?;
-        let tops = TopTree::new((0..layout.len()).map(|b| offsets[b] + layout.size[b]));
+        let index = TimeIndex::new(layout, &offsets, poll)?;
         Ok(Repair {
             layout,
-            tops,
             index,
             rng: Rng::new(seed ^ 0x5EED_2E9A_1200_0000),
             stamp: alloc::vec![0; layout.len()],
@@ -191,20 +93,20 @@ impl<'a> Repair<'a> {
             stack: Vec::new(),
             scratch: Scratch::default(),
             by_exact: 0,
+            counts: Counts::default(),
         })
     }
 
     /// Starts over from another placement (the index over time stays).
     pub(crate) fn reset(&mut self, offsets: Vec<i64>, seed: u64) {
-        let layout = self.layout;
-        self.tops = TopTree::new((0..layout.len()).map(|b| offsets[b] + layout.size[b]));
+        self.index.place_all(self.layout, &offsets);
         self.offsets = offsets;
         self.rng = Rng::new(seed ^ 0x5EED_2E9A_1200_0000);
     }
 
     /// The current height.
     pub(crate) fn height(&self) -> i64 {
-        self.tops.height()
+        self.index.height()
     }
 
     /// The current offsets.
@@ -220,9 +122,17 @@ impl<'a> Repair<'a> {
             self.stamp.iter_mut().for_each(|s| *s = 0);
             self.epoch = 1;
         }
-        let peak = self.tops.highest();
+        // The highest buffer, or one reaching into a band below the top
+        // as deep as a share of the excess over the target.
+        let height = self.height();
+        let excess = (height - target).max(1);
+        let bar = match self.rng.below(0, 3) {
+            0 => height,
+            _ => height - excess / (1i64 << self.rng.below(0, 5)),
+        };
+        let peak = self.index.high(bar, self.rng.next());
         if layout.fixed[peak].is_some() {
-            // A fixed buffer is the peak: nothing to repair.
+            // A fixed buffer stands there: nothing to repair.
             return Ok(false);
         }
         let k = 1usize
@@ -237,43 +147,50 @@ impl<'a> Repair<'a> {
             e.first.saturating_sub(grow),
             e.end.saturating_add(grow).min(layout.times as u32),
         );
-        // The window: the buffers alive near the peak whose offsets are
-        // in the top band, from a floor chosen so that about `k` are.
-        self.near.clear();
-        self.index.query(a, b, &mut self.near, &mut self.stack);
-        self.keys.clear();
-        for &x in &self.near {
-            if layout.fixed[x as usize].is_none() {
-                self.keys.push((-self.offsets[x as usize], x));
+        // The window: the `k` buffers living within [a, b) with the
+        // highest offsets. Found by lowering a floor from the peak's offset, the
+        // band doubling each time, until `k` are above it: the index
+        // visits only buffers above the floor, so this costs about the
+        // window, not the neighbourhood.
+        let peak_top = self.offsets[peak] + layout.size[peak];
+        let mut floor = self.offsets[peak];
+        loop {
+            self.near.clear();
+            self.index
+                .query(a, b, floor, &mut self.near, &mut self.stack);
+            self.keys.clear();
+            for &x in &self.near {
+                let at = self.offsets[x as usize];
+                let ex = layout.extent[x as usize];
+                // Only buffers that live within the neighbourhood move:
+                // one that reaches out of it would bring all it meets out
+                // there into the step.
+                if layout.fixed[x as usize].is_none() && at >= floor && ex.first >= a && ex.end <= b
+                {
+                    self.keys.push((-at, x));
+                }
+            }
+            poll.tick(4 * self.near.len() as u64 + 16)?;
+            if self.keys.len() >= k || floor <= 0 {
+                break;
+            }
+            floor = floor.saturating_sub((peak_top - floor).max(1)).max(0);
+        }
+        if self.keys.len() > k {
+            self.keys.select_nth_unstable(k - 1);
+            self.keys.truncate(k);
+            floor = -self.keys[k - 1].0;
+            // The chosen buffer is in the window whatever its offset; the
+            // ones it passes over above the floor are stepped around.
+            if self.offsets[peak] < floor {
+                floor = self.offsets[peak];
+                self.keys.push((-floor, peak as u32));
             }
         }
-        poll.tick(4 * self.near.len() as u64)?;
-        if self.keys.is_empty() {
-            return Ok(false);
-        }
-        let floor = if self.rng.below(0, 2) == 0 {
-            // About `k` buffers.
-            if self.keys.len() > k {
-                self.keys.select_nth_unstable(k - 1);
-            }
-            -self.keys[(k - 1).min(self.keys.len() - 1)].0
-        } else {
-            // A band some times as high as the excess over the target:
-            // the buffers at the top may be too small to matter.
-            let excess = (self.height() - target).max(1);
-            let times = 1i64 << self.rng.below(0, 7);
-            self.height()
-                .saturating_sub(excess.saturating_mul(times))
-                .max(0)
-        }
-        .min(self.offsets[peak]);
         self.window.clear();
         self.times.clear();
         let mut old_top = i64::MIN;
-        for &(key, x) in &self.keys {
-            if -key < floor {
-                continue;
-            }
+        for &(_, x) in &self.keys {
             self.window.push(x);
             self.stamp[x as usize] = self.epoch;
             for p in layout.pieces_of(x as usize) {
@@ -288,20 +205,20 @@ impl<'a> Repair<'a> {
         let slots = time.slots();
         let mut occ = Occupancy::new(slots);
         occ.insert(0, slots as u32, 0, floor);
-        // What else is in use above the floor during the window's
+        // What else reaches above the floor during the window's
         // lifetimes stays where it is.
         self.near.clear();
         self.index
-            .query(first, end, &mut self.near, &mut self.stack);
+            .query(first, end, floor, &mut self.near, &mut self.stack);
         for &x in &self.near {
-            let at = self.offsets[x as usize];
-            if self.stamp[x as usize] == self.epoch || at + layout.size[x as usize] <= floor {
-                poll.tick(1)?;
-                continue;
+            if self.stamp[x as usize] != self.epoch {
+                layout.occupy(&mut occ, Some(&time), x as usize, self.offsets[x as usize]);
             }
-            layout.occupy(&mut occ, Some(&time), x as usize, at);
-            poll.tick(16)?;
         }
+        poll.tick(16 * self.near.len() as u64 + 16)?;
+        self.counts.steps += 1;
+        self.counts.window_buffers += self.window.len() as u64;
+        self.counts.visited += self.near.len() as u64;
         let exact = self.window.len() <= EXACT_WINDOW && self.rng.below(0, 4) == 0;
         let new_top = match exact {
             true => match self.exact_window(&occ, &time, floor, old_top, poll)? {
@@ -320,111 +237,15 @@ impl<'a> Repair<'a> {
         if new_top > old_top {
             return Ok(false);
         }
+        self.counts.kept += 1;
         for (&x, &at) in self.window.iter().zip(&self.placed) {
             self.offsets[x as usize] = at;
-            self.tops.set(x as usize, at + layout.size[x as usize]);
+            self.index.set_top(x as usize, at + layout.size[x as usize]);
+        }
+        if new_top < old_top {
+            self.counts.lowered += 1;
         }
         Ok(new_top < old_top)
-    }
-
-    /// The window placed by the exact search strictly below `old_top`,
-    /// every other buffer held where it is (as fixed blocks of memory per
-    /// run of slots, read off `occ`); the highest top, with the offsets in
-    /// `placed`, or `None` when it finds nothing within its node limit or
-    /// the window has buffers in pieces (those are first-fit's).
-    fn exact_window(
-        &mut self,
-        occ: &Occupancy,
-        time: &LocalTime,
-        floor: i64,
-        old_top: i64,
-        poll: &mut Poll<'_>,
-    ) -> Result<Option<i64>, Stop> {
-        use crate::problem::{Buffer, Problem};
-        let layout = self.layout;
-        // Offsets shift down by `base`, a multiple of every alignment in
-        // the window, so that the shifted problem keeps them.
-        let mut lcm = 1i64;
-        for &x in &self.window {
-            let b = x as usize;
-            let pieces = layout.pieces_of(b);
-            if pieces.len() != 1 || pieces[0].lower != 0 {
-                return Ok(None);
-            }
-            let a = layout.align[b];
-            lcm = match (lcm / gcd(lcm, a)).checked_mul(a) {
-                Some(l) if l <= 1 << 30 => l,
-                _ => return Ok(None),
-            };
-        }
-        let base = floor - floor.rem_euclid(lcm);
-        let capacity = old_top - 1 - base;
-        if capacity <= 0 {
-            return Ok(None);
-        }
-        let mut buffers: Vec<Buffer> = Vec::with_capacity(self.window.len());
-        for &x in &self.window {
-            let b = x as usize;
-            let p = layout.pieces_of(b)[0];
-            let (f, t) = LocalTime::map(Some(time), p.first, p.end);
-            let mut buffer = Buffer::new("", i64::from(f), i64::from(t), layout.size[b]);
-            buffer.alignment = layout.align[b];
-            buffers.push(buffer);
-        }
-        // What is in use around the window, as blocks that run over the
-        // slots where the same interval is in use.
-        let slots = time.slots() as u32;
-        let mut open: alloc::collections::BTreeMap<(i64, i64), u32> = Default::default();
-        let mut now: Vec<(i64, i64)> = Vec::new();
-        let mut closed: Vec<((i64, i64), u32)> = Vec::new();
-        let block = |buffers: &mut Vec<Buffer>, (lo, hi): (i64, i64), from: u32, to: u32| {
-            let (lo, hi) = (lo.max(base), hi.min(base + capacity));
-            if lo < hi {
-                let fixed = Buffer::new("", i64::from(from), i64::from(to), hi - lo);
-                buffers.push(fixed.with_offset(lo - base));
-            }
-        };
-        for t in 0..=slots {
-            if t < slots {
-                occ.in_use_at(t, &mut now);
-            } else {
-                now.clear();
-            }
-            closed.clear();
-            closed.extend(
-                open.iter()
-                    .filter(|(k, _)| now.binary_search(k).is_err())
-                    .map(|(&k, &v)| (k, v)),
-            );
-            for &(k, from) in &closed {
-                open.remove(&k);
-                block(&mut buffers, k, from, t);
-            }
-            for &k in &now {
-                open.entry(k).or_insert(t);
-            }
-            poll.tick(4 + now.len() as u64)?;
-        }
-        let Ok(problem) = Problem::new(capacity, buffers) else {
-            return Ok(None);
-        };
-        let params = crate::solver::Params {
-            node_limit: Some(EXACT_NODES),
-            ..crate::solver::Params::default()
-        };
-        let (verdict, stats) = crate::solver::solve(&problem, capacity, &params, poll.deadline());
-        poll.tick(64 * stats.nodes + 16 * problem.len() as u64)?;
-        let crate::solver::Verdict::Solved(offsets) = verdict else {
-            return Ok(None);
-        };
-        self.placed.clear();
-        let mut top = i64::MIN;
-        for (i, &x) in self.window.iter().enumerate() {
-            let at = offsets[i] + base;
-            self.placed.push(at);
-            top = top.max(at + layout.size[x as usize]);
-        }
-        Ok(Some(top))
     }
 
     /// Orders the window: by decreasing size (first-fit's order), the
@@ -574,9 +395,11 @@ mod tests {
         assert!(by_exact > 10, "the exact search lowered {by_exact} windows");
     }
 
-    /// The index answers exactly the buffers alive in a range.
+    /// The index answers exactly the buffers alive in a range whose tops
+    /// are above a floor, keeps the highest top under updates, and finds
+    /// a buffer reaching any bar up to it.
     #[test]
-    fn time_index_finds_exactly_the_overlapping_buffers() {
+    fn time_index_finds_exactly_the_buffers_alive_above_a_floor() {
         let mut rng = Rng::new(9);
         let deadline = Deadline::none();
         for _ in 0..100 {
@@ -585,18 +408,29 @@ mod tests {
             let problem = random_problem(&mut rng, n, horizon);
             let mut poll = Poll::new(&deadline, u64::MAX);
             let layout = Layout::new(&problem, &mut poll).unwrap();
-            let index = TimeIndex::new(&layout, &mut poll).unwrap();
+            let mut offsets: Vec<i64> = (0..n).map(|_| rng.below(0, 100)).collect();
+            let mut index = TimeIndex::new(&layout, &offsets, &mut poll).unwrap();
             let (mut out, mut stack) = (Vec::new(), Vec::new());
             for _ in 0..20 {
+                let x = rng.below(0, n as i64) as usize;
+                offsets[x] = rng.below(0, 100);
+                index.set_top(x, offsets[x] + layout.size[x]);
+                let top = |x: usize| offsets[x] + layout.size[x];
+                let height = (0..n).map(top).max().unwrap();
+                assert_eq!(index.height(), height.max(0));
+                let bar = rng.below(0, height + 2);
+                let high = index.high(bar, rng.next());
+                assert!(top(high) >= bar.min(height));
                 let a = rng.below(0, layout.times as i64 + 1) as u32;
                 let b = rng.below(i64::from(a), layout.times as i64 + 2) as u32;
+                let floor = rng.below(-1, 140);
                 out.clear();
-                index.query(a, b, &mut out, &mut stack);
+                index.query(a, b, floor, &mut out, &mut stack);
                 out.sort_unstable();
                 let want: Vec<u32> = (0..n as u32)
                     .filter(|&x| {
                         let e = layout.extent[x as usize];
-                        e.first < b && e.end > a
+                        e.first < b && e.end > a && top(x as usize) > floor
                     })
                     .collect();
                 assert_eq!(out, want);
@@ -626,23 +460,6 @@ mod tests {
                     // outside local time: a range there meets nothing.
                     assert_eq!(meets, inside, "{ends:?} [{f}, {t}) slot {j}");
                 }
-            }
-        }
-    }
-
-    #[test]
-    fn top_tree_finds_the_highest() {
-        let mut rng = Rng::new(3);
-        for n in 1..50usize {
-            let mut plain: Vec<i64> = (0..n).map(|_| rng.below(0, 100)).collect();
-            let mut tree = TopTree::new(plain.iter().copied());
-            for _ in 0..50 {
-                let i = rng.below(0, n as i64) as usize;
-                plain[i] = rng.below(0, 100);
-                tree.set(i, plain[i]);
-                let max = *plain.iter().max().unwrap();
-                assert_eq!(tree.height(), max);
-                assert_eq!(plain[tree.highest()], max);
             }
         }
     }

@@ -1,0 +1,215 @@
+//! The portfolio never ends above one of its own strategies, and the
+//! generator families are what they claim to be.
+//!
+//! Dominance, as the scheduler promises it (see `src/plan/schedule.rs`):
+//! with one lane every strategy's plain order runs before anything else,
+//! none is left out for its cost, so
+//! - a plan with no restarts ends at or below the best plain order (the
+//!   schedule is counted in work, not time, so this is exact and
+//!   repeatable);
+//! - a plan given twice the time the plain orders take alone ends at or
+//!   below each of them;
+//! - more time, or more threads, never ends higher than that.
+//!
+//! Every placement is validated. The families: step, long-lived,
+//! independent (sizes unrelated to lifetimes), planted (a zero-waste
+//! packing whose optimum is known) and kernel (dense separations).
+
+use std::time::{Duration, Instant};
+
+use minimalloc::gen::{generate_problem, kernel_problem, planted_optimum, Family, Spec};
+use minimalloc::heuristic::{run, Strategy};
+use minimalloc::{max_load, plan, validate, Objective, Options, Problem};
+
+/// Each strategy's plain order alone: its height and how long it took.
+fn plain_orders(problem: &Problem) -> Vec<(Strategy, i64, Duration)> {
+    Strategy::ALL
+        .into_iter()
+        .map(|s| {
+            let t = Instant::now();
+            let solution = run(problem, s).expect("a placement");
+            let took = t.elapsed();
+            validate(problem, &solution).unwrap_or_else(|e| panic!("{s}: {e}"));
+            (s, solution.height(problem), took)
+        })
+        .collect()
+}
+
+fn minimized(problem: &Problem, options: Options) -> i64 {
+    let outcome = plan(
+        problem,
+        &Options {
+            objective: Objective::Minimize,
+            ..options
+        },
+    );
+    let solution = outcome.solution.expect("a placement");
+    validate(problem, &solution).expect("a valid placement");
+    solution.height(problem)
+}
+
+fn small_instances() -> Vec<(String, Problem)> {
+    let mut out = Vec::new();
+    for seed in 0..6u64 {
+        for family in [
+            Family::Step,
+            Family::LongLived,
+            Family::Independent,
+            Family::Planted,
+        ] {
+            let n = 40 + 37 * seed as usize;
+            let spec = Spec::new(n, seed).with_family(family);
+            out.push((
+                format!("{} n={n} seed={seed}", family.name()),
+                generate_problem(spec).unwrap(),
+            ));
+        }
+        let spec = Spec::new(20 + 15 * seed as usize, seed).with_family(Family::Kernel);
+        out.push((
+            format!("kernel seed={seed}"),
+            kernel_problem(spec, 0.5).unwrap(),
+        ));
+    }
+    out
+}
+
+/// Counted in work, not time: no restarts, one thread (the order of
+/// work does not depend on the clock then). The timeout only ends the
+/// exact search that follows the plain orders, which on separated kernels
+/// would go on for long without one.
+#[test]
+fn with_no_restarts_the_portfolio_ends_at_or_below_every_plain_order() {
+    for (name, problem) in small_instances() {
+        let best = plain_orders(&problem).iter().map(|p| p.1).min().unwrap();
+        let height = minimized(
+            &problem,
+            Options {
+                restarts: Some(0),
+                threads: 1,
+                timeout: Some(Duration::from_millis(300)),
+                ..Options::default()
+            },
+        );
+        assert!(
+            height <= best,
+            "{name}: {height} above the best plain order {best}"
+        );
+    }
+}
+
+/// Twice the time the plain orders take (never less than a few
+/// milliseconds: the plan's own set-up is not free), one thread.
+#[test]
+fn twice_the_plain_orders_time_never_ends_above_them() {
+    for (name, problem) in small_instances() {
+        let plain = plain_orders(&problem);
+        let all: Duration = plain.iter().map(|p| p.2).sum();
+        let budget = (2 * all).max(Duration::from_millis(20));
+        let height = minimized(
+            &problem,
+            Options {
+                timeout: Some(budget),
+                threads: 1,
+                ..Options::default()
+            },
+        );
+        for (s, h, _) in &plain {
+            assert!(
+                height <= *h,
+                "{name}: {height} above {s}'s {h} in {budget:?}"
+            );
+        }
+        // A larger budget, and more threads, do not end higher than the
+        // plain orders either.
+        let more = minimized(
+            &problem,
+            Options {
+                timeout: Some(4 * budget),
+                threads: 2,
+                ..Options::default()
+            },
+        );
+        let best = plain.iter().map(|p| p.1).min().unwrap();
+        assert!(more <= best, "{name}: two threads {more} above {best}");
+    }
+}
+
+/// A planted instance is a zero-waste packing: its optimum is its max
+/// load, which the generator reports; a larger instance of a family is not
+/// a copy of a smaller one, and the same spec gives the same instance.
+#[test]
+fn planted_instances_have_their_max_load_as_optimum() {
+    for seed in 0..20u64 {
+        for n in [1usize, 2, 7, 100, 1000] {
+            let spec = Spec::new(n, seed).with_family(Family::Planted);
+            let problem = generate_problem(spec).unwrap();
+            assert_eq!(problem.len(), n);
+            let optimum = planted_optimum(spec).unwrap();
+            assert_eq!(max_load(&problem), optimum, "seed {seed} n {n}");
+            // Every moment is full: the area is the rectangle's.
+            let area: i128 = problem.buffers().iter().map(|b| b.area()).sum();
+            let time = problem.buffers().iter().map(|b| b.upper).max().unwrap();
+            assert_eq!(area, i128::from(optimum) * i128::from(time));
+            assert_eq!(generate_problem(spec).unwrap().buffers(), problem.buffers());
+        }
+    }
+    assert_eq!(planted_optimum(Spec::new(10, 1)), None);
+}
+
+/// The exact search finds the planted optimum on small instances, which
+/// confirms it is reachable (the generator's claim).
+#[test]
+fn small_planted_instances_are_solved_at_their_optimum() {
+    for seed in 0..10u64 {
+        let spec = Spec::new(8, seed).with_family(Family::Planted);
+        let problem = generate_problem(spec).unwrap();
+        let optimum = planted_optimum(spec).unwrap();
+        let outcome = plan(
+            &problem,
+            &Options {
+                objective: Objective::Minimize,
+                ..Options::default()
+            },
+        );
+        let solution = outcome.solution.unwrap();
+        validate(&problem, &solution).unwrap();
+        assert_eq!(solution.height(&problem), optimum, "seed {seed}");
+        assert!(outcome.optimal);
+    }
+}
+
+/// Sizes in the independent family do not follow lifetimes; kernels have
+/// the separated share they are asked for, alignment 32.
+#[test]
+fn independent_and_kernel_families_have_their_shape() {
+    let spec = Spec::new(20_000, 3).with_family(Family::Independent);
+    let problem = generate_problem(spec).unwrap();
+    let (mut short, mut long) = (Vec::new(), Vec::new());
+    for b in problem.buffers() {
+        assert!((10..=10_000_000).contains(&b.size), "{}", b.size);
+        if b.upper - b.lower <= 6 {
+            short.push(b.size as f64);
+        } else {
+            long.push(b.size as f64);
+        }
+    }
+    let mean_log = |v: &[f64]| v.iter().map(|x| x.ln()).sum::<f64>() / v.len() as f64;
+    assert!(short.len() > 14_000 && long.len() > 3_000);
+    assert!((mean_log(&short) - mean_log(&long)).abs() < 0.3);
+
+    for seed in 0..5 {
+        let n = 126;
+        let problem = kernel_problem(Spec::new(n, seed), 0.5).unwrap();
+        let mut separated = vec![false; n * n];
+        for group in problem.separations() {
+            for (i, &a) in group.iter().enumerate() {
+                for &b in &group[i + 1..] {
+                    separated[a as usize * n + b as usize] = true;
+                }
+            }
+        }
+        let pairs = separated.iter().filter(|&&s| s).count();
+        assert!(pairs >= n * (n - 1) / 4, "{pairs} pairs separated");
+        assert!(problem.buffers().iter().all(|b| b.alignment == 32));
+    }
+}
