@@ -218,9 +218,10 @@ fn same_seed_same_offsets_on_any_number_of_threads() {
     assert_eq!(run(5, 1).0, one);
     assert_eq!(run(5, 2).0, one);
     assert_eq!(run(5, 4).0, one);
+    // First-fit's placements, or its best one lowered by local repair.
     assert!(matches!(
         source,
-        Some(Source::Heuristic(Strategy::FirstFit, _))
+        Some(Source::Heuristic(Strategy::FirstFit, _) | Source::Repaired)
     ));
 }
 

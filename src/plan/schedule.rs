@@ -6,10 +6,11 @@
 //! and step records as it polls, so a grant means the same on every run):
 //! 1. the exact search (lane 0, where it applies) with `EXACT_NODES << r`
 //!    nodes per attempt: on small problems it gets its chance at once;
-//! 2. placements: first every variant's plain order, cheapest first,
+//! 2. placements: first every strategy's plain order, cheapest first,
 //!    claimed from a counter the lanes share (so they spread over the
-//!    cores), then perturbed restarts of the variants ranked by their plain
-//!    heights;
+//!    cores), all in round 0; then the other variants' plain orders (the
+//!    deeper layers), then perturbed restarts of the variants ranked by
+//!    their plain heights;
 //! 3. local repair of the lane's best placement (see
 //!    [`crate::heuristic::Repair`]), a step costing about the buffers near
 //!    the peak, not the whole problem.
@@ -17,7 +18,19 @@
 //! A placement that overdraws its grant runs to its end and the debt is
 //! paid from the next rounds, so nothing is cut short but by the deadline,
 //! and the grants double so that every activity keeps a fair share however
-//! long the budget. With one lane the sequence of work does not depend on
+//! long the budget. No plain order is ever left out for its cost: the
+//! portfolio must never end above one of its own strategies given the
+//! time that strategy needs (see "Dominance" below).
+//!
+//! Dominance. With one lane, round 0 runs each strategy's plain order
+//! before anything else, cheapest first, so a budget of twice the time
+//! they take together never ends above the best of them; perturbed
+//! restarts, repair and the exact search only come after. The
+//! hole-filling strategies keep a segment tree of interval sets that is
+//! the largest structure of a plan (hundreds of bytes a buffer): one lane
+//! at a time builds one, so that peak memory does not grow with the
+//! cores; a lane that finds one running takes other work and comes back
+//! to it. With one lane the sequence of work does not depend on
 //! the clock, so a run with budget 2T does all that a run with budget T
 //! does and more: it never ends higher. Lanes publish their best placement
 //! to a board at the end of each round and take the board's when it is
@@ -40,12 +53,6 @@ const UNIT_MIN: u64 = 1 << 14;
 /// (an attempt starts over, so a steep growth wastes less).
 const EXACT_NODES: u64 = 100_000;
 
-/// A plain placement that takes more than this many times the work of the
-/// cheapest one is stopped and left out: the hole-filling strategies cost
-/// 10-40 times what the online one does on real graphs, and thousands of
-/// times where they are hopeless.
-const PLAIN_COST_FACTOR: u64 = 128;
-
 /// Variants whose plain placement is more than this many times as far
 /// above the lower bound as the best one get no restarts: none has been
 /// seen to win by perturbation from there.
@@ -59,8 +66,11 @@ pub(crate) struct Work<'a> {
     pub(crate) layout: Layout,
     /// The max load or the top of the highest fixed buffer.
     pub(crate) lower_bound: i64,
-    /// The placements the portfolio runs, cheapest first.
+    /// The placements the portfolio runs: each strategy's plain order,
+    /// cheapest first, then the other variants.
     pub(crate) variants: Vec<Variant>,
+    /// How many of `variants` are the strategies' own plain orders.
+    pub(crate) primary: usize,
 }
 
 impl<'a> Work<'a> {
@@ -74,11 +84,13 @@ impl<'a> Work<'a> {
             Layout::new(problem, &mut poll)?
         };
         let lower_bound = layout.aligned_bound.max(layout.fixed_top);
+        let (variants, primary) = choose(options.method);
         Ok(Work {
             problem,
             options,
             deadline,
-            variants: choose(options.method),
+            variants,
+            primary,
             layout,
             lower_bound,
         })
@@ -110,19 +122,24 @@ impl<'a> Work<'a> {
     }
 }
 
-/// The placements a method runs, cheapest first: the online ones cost
-/// O(log n) a buffer whatever the overlaps; the skyline needs every
-/// buffer's contention; the hole-filling ones pay for the memory they
-/// pass; best-fit walks every hole above a buffer.
-fn choose(method: Method) -> Vec<Variant> {
-    match method {
-        Method::Heuristic(s) => s.variants().collect(),
-        Method::Exact => Vec::new(),
-        Method::Auto => Strategy::ALL
-            .into_iter()
-            .flat_map(Strategy::variants)
-            .collect(),
+/// The placements a method runs, and how many of them come first: each
+/// strategy's plain order, cheapest first (the online ones cost O(log n)
+/// a buffer whatever the overlaps; the skyline needs every buffer's
+/// contention; the hole-filling ones pay for the memory they pass;
+/// best-fit walks every hole above a buffer), then the deeper layers of
+/// the strategies that have them.
+fn choose(method: Method) -> (Vec<Variant>, usize) {
+    let strategies: &[Strategy] = match method {
+        Method::Heuristic(s) => &[s][..],
+        Method::Exact => &[][..],
+        Method::Auto => &Strategy::ALL[..],
+    };
+    let mut variants: Vec<Variant> = strategies.iter().map(|&s| Variant::plain(s)).collect();
+    let primary = variants.len();
+    for &s in strategies {
+        variants.extend(s.variants().filter(|&v| v != Variant::plain(s)));
     }
+    (variants, primary)
 }
 
 /// The best placement a lane or the board holds.
@@ -184,13 +201,12 @@ pub(crate) struct Board {
     /// (`i64::MAX`: not yet).
     next_plain: AtomicUsize,
     plain_heights: Vec<AtomicI64>,
-    /// The least work a finished plain placement took, and how many
-    /// finished.
-    plain_cost: AtomicU64,
-    plain_runs: AtomicU64,
-    /// Set when a hole-filling placement was stopped for its cost: the
-    /// others of its kind share its structure and are left out too.
-    holes_too_dear: AtomicBool,
+    /// Plain orders claimed while another lane held `holes`: run later.
+    deferred: Slot<Vec<usize>>,
+    /// Held by the lane running a hole-filling placement.
+    holes: AtomicBool,
+    /// Plain orders finished.
+    plain_done: AtomicUsize,
     /// The last perturbed restart number handed out.
     next_restart: AtomicU64,
     /// Placements run (plain and perturbed).
@@ -235,15 +251,55 @@ impl Board {
             plain_heights: (0..work.variants.len())
                 .map(|_| AtomicI64::new(i64::MAX))
                 .collect(),
-            plain_cost: AtomicU64::new(u64::MAX),
-            plain_runs: AtomicU64::new(0),
-            holes_too_dear: AtomicBool::new(false),
+            deferred: Slot::new(Vec::new()),
+            holes: AtomicBool::new(false),
+            plain_done: AtomicUsize::new(0),
             next_restart: AtomicU64::new(0),
             placements: AtomicU64::new(0),
             height: AtomicI64::new(i64::MAX),
             best: Slot::new(None),
             lower: AtomicI64::new(lower),
             halt: AtomicBool::new(false),
+        }
+    }
+
+    /// Whether any of the first `upto` plain orders is still to run.
+    fn plain_left(&self, upto: usize) -> bool {
+        self.next_plain.load(Ordering::Relaxed) < upto
+            || self.deferred.with(|d| d.iter().any(|&i| i < upto))
+    }
+
+    /// The next plain order to run, and whether the caller now holds
+    /// `holes` (and must release it): one deferred for the tree when the
+    /// tree is free, else the next in line; a hole-filling one met while
+    /// another lane holds the tree is deferred. `None`: none can run now.
+    fn claim_plain(&self, variants: &[Variant]) -> Option<(usize, bool)> {
+        let take_tree = || {
+            self.holes
+                .compare_exchange(false, true, Ordering::Acquire, Ordering::Relaxed)
+                .is_ok()
+        };
+        if take_tree() {
+            // Deferred ones are in claim order: the first is the cheapest.
+            match self.deferred.with(|d| (!d.is_empty()).then(|| d.remove(0))) {
+                Some(i) => return Some((i, true)),
+                None => self.holes.store(false, Ordering::Release),
+            }
+        }
+        loop {
+            let i = self.next_plain.fetch_add(1, Ordering::Relaxed);
+            if i >= variants.len() {
+                // Keep the counter from running on past the end.
+                self.next_plain.store(variants.len(), Ordering::Relaxed);
+                return None;
+            }
+            if !variants[i].strategy.fills_holes() {
+                return Some((i, false));
+            }
+            if take_tree() {
+                return Some((i, true));
+            }
+            self.deferred.with(|d| d.push(i));
         }
     }
 
@@ -323,6 +379,7 @@ pub(crate) fn run(work: &Work<'_>, goal: Goal, exact: Option<&mut ExactRound<'_>
             repair: None,
             repairing_mine: false,
             ranked: None,
+            ranked_at: 0,
             repaired: 0,
             lanes,
         }
@@ -368,6 +425,8 @@ struct Lane<'w, 'a> {
     /// is reset to it before its next step).
     repairing_mine: bool,
     ranked: Option<Vec<Variant>>,
+    /// How many plain orders had finished when `ranked` was made.
+    ranked_at: usize,
     /// Repairs begun, for their seeds.
     repaired: u64,
     /// Lanes running.
@@ -395,11 +454,9 @@ impl Lane<'_, '_> {
             // exact search until that is done (after round 0's placements).
             let placing_here = exact_done || self.lanes == 1 || round == 0;
             placing = placing.saturating_add(grant).min(grant);
-            // Every plain placement runs in round 0, whatever the grant.
-            let plain_left = || {
-                round == 0
-                    && self.board.next_plain.load(Ordering::Relaxed) < self.work.variants.len()
-            };
+            // Every strategy's plain order runs in round 0, whatever the
+            // grant.
+            let plain_left = || round == 0 && self.board.plain_left(self.work.primary);
             while placing_here && (placing > 0 || plain_left()) && !self.board.done(goal) {
                 match self.place_one() {
                     Some(Ok(used)) => placing -= used as i64,
@@ -425,8 +482,7 @@ impl Lane<'_, '_> {
             }
             // While plain placements remain, repair takes less: they are
             // what the portfolio measures first.
-            let plain_left =
-                self.board.next_plain.load(Ordering::Relaxed) < self.work.variants.len();
+            let plain_left = self.board.plain_left(self.work.variants.len());
             repairing = repairing
                 .saturating_add(if plain_left { grant / 4 } else { grant })
                 .min(grant);
@@ -457,40 +513,22 @@ impl Lane<'_, '_> {
         // A unit of a hole-filling placement can be a tree walk of a
         // microsecond: the clock is read every 2048 units.
         let mut poll = Poll::new(self.deadline, 1 << 11);
-        let i = self.board.next_plain.fetch_add(1, Ordering::Relaxed);
-        let placed = if i < variants.len() {
-            // A plain placement that costs PLAIN_COST_FACTOR times the
-            // cheapest one is left out: measured, not guessed from a count.
-            let board = self.board;
-            let hole_filling = variants[i].strategy.fills_holes();
-            if hole_filling && board.holes_too_dear.load(Ordering::Relaxed) {
-                // A sibling was measured too dear: this one would be too.
-                return Some(Ok(1));
-            }
-            if board.plain_runs.load(Ordering::Relaxed) > 0 {
-                let cap = board.plain_cost.load(Ordering::Relaxed);
-                poll = poll.with_limit(cap.saturating_mul(PLAIN_COST_FACTOR));
-            }
+        let placed = if let Some((i, holes)) = self.board.claim_plain(variants) {
             let found = heuristic::plain(layout, variants[i], &mut poll);
-            match &found {
-                Ok(b) => {
-                    board.plain_heights[i].store(b.height, Ordering::Relaxed);
-                    board.plain_cost.fetch_min(poll.used(), Ordering::Relaxed);
-                    board.plain_runs.fetch_add(1, Ordering::Relaxed);
-                }
-                Err(_) if self.deadline.check().is_ok() => {
-                    if hole_filling {
-                        board.holes_too_dear.store(true, Ordering::Relaxed);
-                    }
-                    // Left out: what it spent still counts.
-                    return Some(Ok(poll.used().max(1)));
-                }
-                Err(_) => {}
+            if holes {
+                self.board.holes.store(false, Ordering::Release);
+            }
+            if let Ok(b) = &found {
+                self.board.plain_heights[i].store(b.height, Ordering::Relaxed);
+                self.board.plain_done.fetch_add(1, Ordering::Relaxed);
             }
             found
         } else {
-            if self.ranked.is_none() {
+            // Ranked again whenever another plain order has finished.
+            let done = self.board.plain_done.load(Ordering::Relaxed);
+            if self.ranked.is_none() || self.ranked_at != done {
                 self.ranked = Some(self.rank());
+                self.ranked_at = done;
             }
             let ranked = self.ranked.as_deref().unwrap_or(&[]);
             if ranked.is_empty() {
@@ -594,6 +632,7 @@ impl Lane<'_, '_> {
                 break;
             }
         }
+
         Ok(())
     }
 
