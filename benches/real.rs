@@ -11,7 +11,13 @@
 //!   skipped when it is not there);
 //! - `challenging/X`: the challenging suite minimised from 1048576;
 //! - `long-lived 1M`: `gen --family=long-lived` with a million buffers,
-//!   at budgets of 2 s and 10 s.
+//!   at budgets of 2 s and 10 s;
+//! - `planted N`: zero-waste packings (`gen --family=planted`), whose
+//!   optimum is the max load (the row says `opt known`);
+//! - `independent N`: sizes independent of lifetimes, up to a million;
+//! - `kernel 126, 1 thread`: a kernel with about half its pairs
+//!   separated, on one thread, against first-fit's plain order alone
+//!   (the portfolio must not end above it).
 //!
 //! The time is that of `plan` alone; "best at" is when the placement it
 //! returned was found (the last progress report that lowered the height).
@@ -22,7 +28,7 @@ use std::time::Duration;
 mod common;
 use common::peak_rss_mb;
 
-use minimalloc::gen::{generate, Family, Spec};
+use minimalloc::gen::{generate, generate_problem, kernel_problem, Family, Spec};
 use minimalloc::plan::describe;
 use minimalloc::{csv, max_load, plan, validate, Objective, Options, Problem, Progress};
 
@@ -51,6 +57,15 @@ fn load(spec: &str) -> Problem {
             let n: usize = parts[1].parse().unwrap();
             let spec = Spec::new(n, 1).with_family(Family::LongLived);
             Problem::new(i64::MAX, generate(spec)).unwrap()
+        }
+        "planted" | "independent" => {
+            let n: usize = parts[1].parse().unwrap();
+            let family = Family::from_name(parts[0]).unwrap();
+            generate_problem(Spec::new(n, 1).with_family(family)).unwrap()
+        }
+        "kernel" => {
+            let n: usize = parts[1].parse().unwrap();
+            kernel_problem(Spec::new(n, 1), 0.5).unwrap()
         }
         _ => panic!("unknown row {spec}"),
     }
@@ -85,6 +100,22 @@ fn row(spec: &str, seconds: f64, threads: usize) {
     let solution = outcome.solution.clone().expect("a placement");
     validate(&problem, &solution).expect("a valid placement");
     let height = solution.height(&problem);
+    // The source column also says, for kernels, first-fit's plain order
+    // alone (the portfolio must end at or below it).
+    let mut source = describe(outcome.source);
+    if spec.starts_with("kernel") {
+        let ff = minimalloc::heuristic::run(&problem, minimalloc::heuristic::Strategy::FirstFit)
+            .expect("first-fit");
+        validate(&problem, &ff).expect("a valid placement");
+        let h = ff.height(&problem);
+        source = format!(
+            "{source} (first-fit alone {h}: {})",
+            if height <= h { "at or below" } else { "ABOVE" }
+        );
+    }
+    if spec.starts_with("planted") {
+        source = format!("{source} (optimum known: the max load)");
+    }
     let best_at = *best_at.lock().unwrap();
     println!(
         "{}\t{height}\t{load}\t{}\t{}\t{:.3}\t{best_at:.3}\t{:.0}\t{}",
@@ -93,7 +124,7 @@ fn row(spec: &str, seconds: f64, threads: usize) {
         outcome.optimal,
         outcome.stats.elapsed.as_secs_f64(),
         peak_rss_mb(),
-        describe(outcome.source)
+        source
     );
 }
 
@@ -149,6 +180,17 @@ fn main() {
             b,
         ));
     }
+    for (label, spec) in [
+        ("planted 20k", "planted:20000"),
+        ("planted 100k", "planted:100000"),
+        ("independent 100k", "independent:100000"),
+        ("independent 1M", "independent:1000000"),
+    ] {
+        for &b in &budgets {
+            rows.push((format!("{label}  {b}s"), spec.into(), b));
+        }
+    }
+    rows.push(("kernel 126, 1 thread  1s".into(), "kernel:126".into(), 1.0));
     if let Some(only) = &only {
         rows.retain(|(label, _, _)| only.iter().any(|o| label.contains(o.as_str())));
     }
@@ -166,6 +208,11 @@ fn main() {
     );
     let mut above_sum: std::collections::BTreeMap<String, (f64, usize, usize)> = Default::default();
     for (label, spec, secs) in rows {
+        let threads = if spec.starts_with("kernel") {
+            1
+        } else {
+            threads
+        };
         let (secs, threads) = (secs.to_string(), threads.to_string());
         let f = match common::child_row(&["--one", &spec, &secs, &threads], 9) {
             Ok(f) => f,

@@ -253,6 +253,12 @@ pub fn planted_optimum(spec: Spec) -> Option<i64> {
 /// buffers: placing each where it was cut from fills the rectangle, so the
 /// optimum is `H`, the max load. Returns the buffers and `H`.
 fn planted(spec: Spec) -> (Vec<Buffer>, i64) {
+    let (buffers, height, _) = planted_with_offsets(spec);
+    (buffers, height)
+}
+
+/// [`planted`], with the offsets the pieces were cut from.
+pub(crate) fn planted_with_offsets(spec: Spec) -> (Vec<Buffer>, i64, Vec<i64>) {
     let mut rng = Rng::new(spec.seed ^ 0x91A7_7ED0_0000_0003);
     let grid = spec.alignment.max(8);
     let height = PLANTED_HEIGHT / grid * grid;
@@ -292,6 +298,7 @@ fn planted(spec: Spec) -> (Vec<Buffer>, i64) {
         let j = rng.below(0, i as i64 + 1) as usize;
         done.swap(i, j);
     }
+    let offsets = done.iter().map(|&(_, _, b, _)| b).collect();
     let buffers = done
         .into_iter()
         .enumerate()
@@ -301,7 +308,7 @@ fn planted(spec: Spec) -> (Vec<Buffer>, i64) {
             buffer
         })
         .collect();
-    (buffers, height)
+    (buffers, height, offsets)
 }
 
 /// An accelerator kernel of `spec.buffers` buffers (a few hundred at

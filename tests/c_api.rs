@@ -154,7 +154,10 @@ fn model_test(dir: &Path, lib: &Path, build_kind: &str) {
     flags.extend(link_flags(lib));
     let flags: Vec<&str> = flags.iter().map(String::as_str).collect();
     build(false, &[root().join("c_tests/model_test.c")], &flags, &exe);
-    let csv = root().join("benchmarks/challenging/D.1048576.csv");
+    // A minimisation that runs past the callback's 0.3 s (D, which it
+    // used, is now proven optimal in milliseconds through its coarse
+    // problem).
+    let csv = root().join("benchmarks/challenging/J.1048576.csv");
     let out = run(Command::new(&exe).arg(csv).arg(build_kind), "model_test");
     assert!(out.contains("model_test: ok"), "{out}");
     eprint!("{out}");

@@ -395,7 +395,7 @@ fn input_from_stdin_and_figures_as_json() {
     // Stopped by the timeout.
     let o = run(&[
         "--minimize",
-        &format!("--input={}", repo("benchmarks/challenging/D.1048576.csv")),
+        &format!("--input={}", repo("benchmarks/challenging/J.1048576.csv")),
         "--timeout=300ms",
         "--json",
     ]);

@@ -25,6 +25,7 @@
 //! window at a time. The scheduler in [`crate::plan`] decides which runs
 //! when.
 
+pub(crate) mod coarsen;
 mod occupancy;
 mod online;
 mod repair;

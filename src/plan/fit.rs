@@ -62,9 +62,9 @@ pub(crate) fn fit(work: &Work<'_>) -> Outcome {
                 Verdict::NodeLimit | Verdict::Stopped(_) => Exact::Nothing,
             }
         };
-        schedule::run(work, Goal::Fit(capacity), Some(&mut round))
+        schedule::run(work, Goal::Fit(capacity), Some(&mut round), None)
     } else {
-        schedule::run(work, Goal::Fit(capacity), None)
+        schedule::run(work, Goal::Fit(capacity), None, None)
     };
     outcome.stats = stats;
     outcome.restarts = found.placements;

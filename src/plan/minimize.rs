@@ -25,6 +25,30 @@ use crate::solution::Solution;
 use crate::solver::{self, Stats, Verdict};
 
 pub(crate) fn minimize(work: &Work<'_>) -> Outcome {
+    // The coarse level (see `heuristic::coarsen`) is minimised as a
+    // problem of its own by this same function one level down (which
+    // coarsens no further), with the plan's threads: its exact search
+    // takes a core of its own there, as it does here.
+    let coarse = |coarse: &Problem, deadline: Deadline<'_>| -> Option<Incumbent> {
+        let options = super::Options {
+            progress: None,
+            restarts: None,
+            ..work.options.clone()
+        };
+        let inner = Work::new(coarse, &options, deadline).ok()?;
+        let outcome = minimize_level(&inner, None);
+        let offsets = outcome.solution?.offsets;
+        let height = height_of(coarse, &offsets);
+        Some(Incumbent {
+            offsets,
+            height,
+            source: Source::Coarsened,
+        })
+    };
+    minimize_level(work, Some(&coarse))
+}
+
+fn minimize_level(work: &Work<'_>, coarse: Option<&schedule::CoarseSolve<'_>>) -> Outcome {
     let capacity = work.problem.capacity();
     let lower = work.lower_bound;
     let mut outcome = Outcome::empty(lower);
@@ -42,9 +66,9 @@ pub(crate) fn minimize(work: &Work<'_>) -> Outcome {
         let mut round = |nodes: Option<u64>, deadline: &Deadline<'_>, board: &Board| {
             bisection.round(work, nodes, deadline, board)
         };
-        schedule::run(work, Goal::Minimize, Some(&mut round))
+        schedule::run(work, Goal::Minimize, Some(&mut round), coarse)
     } else {
-        schedule::run(work, Goal::Minimize, None)
+        schedule::run(work, Goal::Minimize, None, coarse)
     };
     outcome.stats = bisection.stats;
     outcome.restarts = found.placements;

@@ -53,6 +53,10 @@ pub enum Source {
     /// A heuristic placement lowered by local repair.
     #[cfg(feature = "heuristics")]
     Repaired,
+    /// A placement of the coarse problem (buffers that fit together
+    /// exactly merged into rectangles), lifted back.
+    #[cfg(feature = "heuristics")]
+    Coarsened,
 }
 
 impl fmt::Display for Source {
@@ -69,6 +73,8 @@ impl fmt::Display for Source {
             Source::Stacked => f.write_str("stacked"),
             #[cfg(feature = "heuristics")]
             Source::Repaired => f.write_str("local repair"),
+            #[cfg(feature = "heuristics")]
+            Source::Coarsened => f.write_str("coarsened problem"),
         }
     }
 }

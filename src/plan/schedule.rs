@@ -207,6 +207,10 @@ pub(crate) struct Board {
     holes: AtomicBool,
     /// Plain orders finished.
     plain_done: AtomicUsize,
+    /// Set when a lane has taken the coarse level (see
+    /// [`heuristic::coarsen`]), which runs once, after the strategies'
+    /// plain orders.
+    coarse_taken: AtomicBool,
     /// The last perturbed restart number handed out.
     next_restart: AtomicU64,
     /// Placements run (plain and perturbed).
@@ -244,6 +248,11 @@ pub(crate) enum Exact {
 /// shares time, not nodes.
 pub(crate) type ExactRound<'r> = dyn FnMut(Option<u64>, &Deadline<'_>, &Board) -> Exact + 'r;
 
+/// How the coarse problem is planned when it is worth a share of the
+/// time: the objective's own plan, one level down, under the deadline
+/// given.
+pub(crate) type CoarseSolve<'r> = dyn Fn(&Problem, Deadline<'_>) -> Option<Incumbent> + Sync + 'r;
+
 impl Board {
     fn new(work: &Work<'_>, lower: i64) -> Board {
         Board {
@@ -254,6 +263,7 @@ impl Board {
             deferred: Slot::new(Vec::new()),
             holes: AtomicBool::new(false),
             plain_done: AtomicUsize::new(0),
+            coarse_taken: AtomicBool::new(false),
             next_restart: AtomicU64::new(0),
             placements: AtomicU64::new(0),
             height: AtomicI64::new(i64::MAX),
@@ -263,10 +273,20 @@ impl Board {
         }
     }
 
-    /// Whether any of the first `upto` plain orders is still to run.
+    /// Whether any of the first `upto` plain orders, or the coarse level,
+    /// is still to run.
     fn plain_left(&self, upto: usize) -> bool {
         self.next_plain.load(Ordering::Relaxed) < upto
             || self.deferred.with(|d| d.iter().any(|&i| i < upto))
+            || !self.coarse_taken.load(Ordering::Relaxed)
+    }
+
+    /// Whether the caller takes the coarse level now: once the
+    /// strategies' own plain orders have all been claimed.
+    fn take_coarse(&self, primary: usize) -> bool {
+        self.next_plain.load(Ordering::Relaxed) >= primary
+            && !self.coarse_taken.load(Ordering::Relaxed)
+            && !self.coarse_taken.swap(true, Ordering::Relaxed)
     }
 
     /// The next plain order to run, and whether the caller now holds
@@ -358,7 +378,12 @@ pub(crate) struct Found {
 
 /// Runs the lanes until the goal is met, the deadline passes, or (without
 /// a timeout) the default amount of work is done.
-pub(crate) fn run(work: &Work<'_>, goal: Goal, exact: Option<&mut ExactRound<'_>>) -> Found {
+pub(crate) fn run(
+    work: &Work<'_>,
+    goal: Goal,
+    exact: Option<&mut ExactRound<'_>>,
+    coarse: Option<&CoarseSolve<'_>>,
+) -> Found {
     let board = Board::new(work, work.lower_bound);
     // Without a timeout, or with a count of restarts, the result must not
     // depend on the clock: one lane, whose work does not.
@@ -380,6 +405,7 @@ pub(crate) fn run(work: &Work<'_>, goal: Goal, exact: Option<&mut ExactRound<'_>
             repairing_mine: false,
             ranked: None,
             ranked_at: 0,
+            coarse_solve: coarse,
             repaired: 0,
             lanes,
         }
@@ -427,6 +453,7 @@ struct Lane<'w, 'a> {
     ranked: Option<Vec<Variant>>,
     /// How many plain orders had finished when `ranked` was made.
     ranked_at: usize,
+    coarse_solve: Option<&'w CoarseSolve<'w>>,
     /// Repairs begun, for their seeds.
     repaired: u64,
     /// Lanes running.
@@ -513,6 +540,9 @@ impl Lane<'_, '_> {
         // A unit of a hole-filling placement can be a tree walk of a
         // microsecond: the clock is read every 2048 units.
         let mut poll = Poll::new(self.deadline, 1 << 11);
+        if self.board.take_coarse(self.work.primary) {
+            return Some(self.coarse(&mut poll).map(|()| poll.used().max(1)));
+        }
         let placed = if let Some((i, holes)) = self.board.claim_plain(variants) {
             let found = heuristic::plain(layout, variants[i], &mut poll);
             if holes {
@@ -542,6 +572,51 @@ impl Lane<'_, '_> {
             self.offer(Incumbent::from_best(b));
             poll.used().max(1)
         }))
+    }
+
+    /// Every strategy's plain order on the coarse problem, if buffers
+    /// merge (see [`heuristic::coarsen`]), each lifted back and offered.
+    fn coarse(&mut self, poll: &mut Poll<'_>) -> Result<(), Stop> {
+        if self.work.variants.is_empty() {
+            return Ok(());
+        }
+        let Some(coarse) = heuristic::coarsen::coarsen(self.work.problem, poll)? else {
+            return Ok(());
+        };
+        // Half as many buffers or fewer: else the coarse problem is
+        // nearly this one, and its placements near repeats of those run
+        // already (real graphs merge a quarter of their buffers).
+        if 2 * coarse.problem.len() > self.work.problem.len() {
+            return Ok(());
+        }
+        let layout = Layout::new(&coarse.problem, poll)?;
+        if layout.fixed_clash {
+            return Ok(());
+        }
+        for &variant in &self.work.variants[..self.work.primary] {
+            let b = heuristic::plain(&layout, variant, poll)?;
+            self.board.placements.fetch_add(1, Ordering::Relaxed);
+            self.offer(Incumbent {
+                offsets: coarse.lift(&b.offsets),
+                height: b.height,
+                source: Source::Coarsened,
+            });
+        }
+        // A smaller problem, on which the exact search and repair reach
+        // further: it gets half the time left (with a timeout; without
+        // one, plans stay cheap).
+        if let (Some(solve), Some(left)) = (self.coarse_solve, self.deadline.remaining()) {
+            drop(layout);
+            if let Some(inc) = solve(&coarse.problem, self.deadline.sooner(left / 2)) {
+                self.offer(Incumbent {
+                    offsets: coarse.lift(&inc.offsets),
+                    height: inc.height,
+                    source: Source::Coarsened,
+                });
+            }
+            poll.now()?;
+        }
+        Ok(())
     }
 
     /// Perturbed restarts are numbered across the lanes, so they share

@@ -1,0 +1,440 @@
+//! A coarser problem whose placements are placements of the original: the
+//! multi-level member of the portfolio.
+//!
+//! Two buffers *fit together exactly* when they make a rectangle of
+//! memory by time with nothing wasted: the same lifetime (stack them: one
+//! buffer as tall as both) or the same size with one ending where the
+//! other starts (chain them: one buffer living through both lifetimes,
+//! both at its offset). Merging such pairs again and again, the merged
+//! ones included, gives a problem of fewer, larger rectangles. Any
+//! placement of it is a valid placement of the original: a stack's members
+//! lie one above the other inside its memory, a chain's members never live
+//! at once. Nothing is lost where the original was itself cut from larger
+//! rectangles (a zero-waste packing is rebuilt cut by cut, down to one
+//! rectangle); elsewhere it is one more placement the portfolio measures,
+//! and the portfolio keeps its best.
+//!
+//! Only plain buffers merge: no gaps, no fixed offset, and alignments kept
+//! (a stacked member's offset inside its stack is a multiple of its
+//! alignment). Each pass sorts the rectangles, so a pass costs O(m log m)
+//! for m rectangles, and passes run while they merge.
+
+use alloc::vec::Vec;
+
+use crate::deadline::{sort_polled, Poll, Stop};
+use crate::math::lcm_within;
+use crate::problem::{Buffer, Problem};
+
+/// A rectangle: merged buffers, or one buffer as it is.
+#[derive(Clone, Copy, Debug)]
+struct Rect {
+    lower: i64,
+    upper: i64,
+    size: i64,
+    align: i64,
+    /// Whether it may merge (a plain buffer or a merged rectangle).
+    plain: bool,
+    /// The original buffer, for one that stays as it is.
+    origin: u32,
+}
+
+/// The coarse problem and where each original buffer sits in it.
+pub(crate) struct Coarse {
+    pub(crate) problem: Problem,
+    /// Per original buffer: its rectangle and its offset inside it.
+    at: Vec<(u32, i64)>,
+}
+
+impl Coarse {
+    /// The original buffers' offsets for the coarse `offsets`.
+    pub(crate) fn lift(&self, offsets: &[i64]) -> Vec<i64> {
+        self.at
+            .iter()
+            .map(|&(r, inside)| offsets[r as usize].saturating_add(inside))
+            .collect()
+    }
+}
+
+/// The coarse problem of `problem`, or `None` when nothing merges.
+pub(crate) fn coarsen(problem: &Problem, poll: &mut Poll<'_>) -> Result<Option<Coarse>, Stop> {
+    let buffers = problem.buffers();
+    let n = buffers.len();
+    let mut rects: Vec<Rect> = buffers
+        .iter()
+        .enumerate()
+        .map(|(i, b)| Rect {
+            lower: b.lower,
+            upper: b.upper,
+            size: b.size,
+            align: b.alignment,
+            plain: b.gaps.is_empty() && b.offset.is_none(),
+            origin: i as u32,
+        })
+        .collect();
+    let mut members = Members {
+        lists: (0..n as u32).map(|i| alloc::vec![(i, 0)]).collect(),
+        base: alloc::vec![0; n],
+    };
+    let mut alive: Vec<u32> = (0..n as u32).collect();
+    let mut merged_any = false;
+    // Chains first: two rectangles of one size that touch in time are
+    // seldom a coincidence. Stacks are, where many rectangles share a
+    // lifetime: a stack is made when it fits a neighbour exactly (the sum
+    // of some rectangles of one lifetime is the size of one that ends as
+    // they start, or starts as they end: then the stack and that one
+    // chain), and only when no such merge is left, every rectangle of a
+    // lifetime into one stack.
+    loop {
+        let before = alive.len();
+        chain_pass(&mut rects, &mut members, &mut alive, poll)?;
+        stack_pass(&mut rects, &mut members, &mut alive, true, poll)?;
+        if alive.len() == before {
+            stack_pass(&mut rects, &mut members, &mut alive, false, poll)?;
+        }
+        if alive.len() == before {
+            break;
+        }
+        merged_any = true;
+    }
+    if !merged_any {
+        return Ok(None);
+    }
+    let mut at = alloc::vec![(0u32, 0i64); n];
+    let mut coarse: Vec<Buffer> = Vec::with_capacity(alive.len());
+    for (k, &r) in alive.iter().enumerate() {
+        let rect = rects[r as usize];
+        let list = &members.lists[r as usize];
+        for &(m, inside) in list {
+            at[m as usize] = (k as u32, inside + members.base[r as usize]);
+        }
+        let buffer = if list.len() == 1 {
+            let mut b = buffers[rect.origin as usize].clone();
+            b.id = alloc::string::String::new();
+            b.hint = None;
+            b
+        } else {
+            Buffer::new("", rect.lower, rect.upper, rect.size).with_alignment(rect.align)
+        };
+        coarse.push(buffer);
+        poll.tick(1 + list.len() as u64)?;
+    }
+    // The coarse buffers are valid by construction; should one not be,
+    // the coarse level is simply not offered.
+    match Problem::new(problem.capacity(), coarse) {
+        Ok(problem) => Ok(Some(Coarse { problem, at })),
+        Err(_) => Ok(None),
+    }
+}
+
+/// Each rectangle's members, with their offsets inside it: a member's
+/// offset is its stored value plus its list's `base`, so that a merge
+/// moves the shorter list into the longer one (each buffer moves O(log n)
+/// times) however the offsets shift.
+struct Members {
+    lists: Vec<Vec<(u32, i64)>>,
+    base: Vec<i64>,
+}
+
+impl Members {
+    /// Moves rectangle `top`'s members into `bottom`, `shift` above it.
+    fn absorb(&mut self, bottom: u32, top: u32, shift: i64) {
+        let (b, t) = (bottom as usize, top as usize);
+        let top_base = self.base[t] + shift;
+        if self.lists[t].len() > self.lists[b].len() {
+            self.lists.swap(b, t);
+            let old_base = core::mem::replace(&mut self.base[b], top_base);
+            let delta = old_base - top_base;
+            let moved = core::mem::take(&mut self.lists[t]);
+            self.lists[b].extend(moved.into_iter().map(|(m, x)| (m, x + delta)));
+        } else {
+            let delta = top_base - self.base[b];
+            let moved = core::mem::take(&mut self.lists[t]);
+            self.lists[b].extend(moved.into_iter().map(|(m, x)| (m, x + delta)));
+        }
+    }
+}
+
+/// Stacks plain rectangles that share a lifetime, one on the other: with
+/// `guided`, only a set whose sizes add up to the size of a rectangle that
+/// ends where they start or starts where they end (at most one set per
+/// lifetime a pass); else, of the lifetimes, the quarter whose
+/// rectangles cover the least area, all of each.
+fn stack_pass(
+    rects: &mut [Rect],
+    members: &mut Members,
+    alive: &mut Vec<u32>,
+    guided: bool,
+    poll: &mut Poll<'_>,
+) -> Result<(), Stop> {
+    let plain: Vec<u32> = alive
+        .iter()
+        .copied()
+        .filter(|&r| rects[r as usize].plain)
+        .collect();
+    let mut keys: Vec<(i64, i64, u32)> = plain
+        .iter()
+        .map(|&r| (rects[r as usize].lower, rects[r as usize].upper, r))
+        .collect();
+    sort_polled(&mut keys, poll)?;
+    // The sizes that end at a time, and that start at one.
+    let (mut ends, mut starts): (Vec<(i64, i64)>, Vec<(i64, i64)>) = (Vec::new(), Vec::new());
+    if guided {
+        ends = plain
+            .iter()
+            .map(|&r| (rects[r as usize].upper, rects[r as usize].size))
+            .collect();
+        starts = plain
+            .iter()
+            .map(|&r| (rects[r as usize].lower, rects[r as usize].size))
+            .collect();
+        sort_polled(&mut ends, poll)?;
+        sort_polled(&mut starts, poll)?;
+        ends.dedup();
+        starts.dedup();
+    }
+    let mut gone = alloc::vec![false; rects.len()];
+    let mut group: Vec<u32> = Vec::new();
+    let mut pending: Vec<(i128, Vec<u32>)> = Vec::new();
+    let mut i = 0;
+    while i < keys.len() {
+        let (lower, upper, _) = keys[i];
+        let mut j = i;
+        group.clear();
+        while j < keys.len() && keys[j].0 == lower && keys[j].1 == upper {
+            group.push(keys[j].2);
+            j += 1;
+        }
+        poll.tick((j - i) as u64)?;
+        i = j;
+        if group.len() < 2 {
+            continue;
+        }
+        if !guided {
+            // Only the smallest stacks of the pass (a quarter of them):
+            // small rectangles of one lifetime are the likeliest to be two
+            // halves of one cut, and merging every lifetime at once would
+            // merge coincidences too.
+            let area: i128 = group
+                .iter()
+                .map(|&r| {
+                    let r = rects[r as usize];
+                    i128::from(r.size) * i128::from(r.upper - r.lower)
+                })
+                .sum();
+            pending.push((area, group.clone()));
+            continue;
+        }
+        {
+            let wanted = sizes_at(&ends, lower).chain(sizes_at(&starts, upper));
+            let mut chosen = None;
+            for target in wanted {
+                if let Some(set) = subset_with_sum(rects, &group, target) {
+                    chosen = Some(set);
+                    break;
+                }
+            }
+            let Some(set) = chosen else { continue };
+            group = set;
+        }
+        stack(rects, members, &group, &mut gone);
+    }
+    if !pending.is_empty() {
+        let quarter = pending.len().div_ceil(4);
+        pending.select_nth_unstable_by_key(quarter - 1, |p| p.0);
+        for (_, group) in &pending[..quarter] {
+            stack(rects, members, group, &mut gone);
+        }
+    }
+    alive.retain(|&r| !gone[r as usize]);
+    Ok(())
+}
+
+/// The sizes listed at time `t` in `list` (sorted by time).
+fn sizes_at(list: &[(i64, i64)], t: i64) -> impl Iterator<Item = i64> + '_ {
+    let from = list.partition_point(|&(x, _)| x < t);
+    list[from..]
+        .iter()
+        .take_while(move |&&(x, _)| x == t)
+        .map(|&(_, size)| size)
+}
+
+/// Stacks `group` (rectangles of one lifetime) into its first one, each
+/// above the last, skipping one whose alignment the stack would break.
+fn stack(rects: &mut [Rect], members: &mut Members, group: &[u32], gone: &mut [bool]) {
+    let first = group[0];
+    for &top in &group[1..] {
+        let (b, t) = (rects[first as usize], rects[top as usize]);
+        // The top's members keep their alignment at `b.size` above.
+        let fits = b.size % t.align == 0;
+        let merged = b.size.checked_add(t.size);
+        if let (true, Some(size), Some(align)) =
+            (fits, merged, lcm_within(b.align, t.align, 1 << 40))
+        {
+            members.absorb(first, top, b.size);
+            rects[first as usize].size = size;
+            rects[first as usize].align = align;
+            gone[top as usize] = true;
+        }
+    }
+}
+
+/// Two or more of `group` whose sizes add up to `target`, if any (a
+/// search over the first 16 of them).
+fn subset_with_sum(rects: &[Rect], group: &[u32], target: i64) -> Option<Vec<u32>> {
+    let items = &group[..group.len().min(16)];
+    let total = items.len();
+    // Depth-first over include/exclude, pruned by what is left to add.
+    let mut suffix = alloc::vec![0i64; total + 1];
+    for k in (0..total).rev() {
+        suffix[k] = suffix[k + 1].saturating_add(rects[items[k] as usize].size);
+    }
+    let mut picked: Vec<u32> = Vec::new();
+    fn walk(
+        rects: &[Rect],
+        items: &[u32],
+        suffix: &[i64],
+        k: usize,
+        left: i64,
+        picked: &mut Vec<u32>,
+    ) -> bool {
+        if left == 0 {
+            return picked.len() >= 2;
+        }
+        if k == items.len() || left < 0 || suffix[k] < left {
+            return false;
+        }
+        picked.push(items[k]);
+        if walk(
+            rects,
+            items,
+            suffix,
+            k + 1,
+            left - rects[items[k] as usize].size,
+            picked,
+        ) {
+            return true;
+        }
+        picked.pop();
+        walk(rects, items, suffix, k + 1, left, picked)
+    }
+    walk(rects, items, &suffix, 0, target, &mut picked).then_some(picked)
+}
+
+/// Chains plain rectangles of one size where one ends as another starts.
+fn chain_pass(
+    rects: &mut [Rect],
+    members: &mut Members,
+    alive: &mut Vec<u32>,
+    poll: &mut Poll<'_>,
+) -> Result<(), Stop> {
+    // By (size, lower): the rectangle that starts at a time, of a size.
+    let mut starts: Vec<(i64, i64, u32)> = alive
+        .iter()
+        .filter(|&&r| rects[r as usize].plain)
+        .map(|&r| (rects[r as usize].size, rects[r as usize].lower, r))
+        .collect();
+    sort_polled(&mut starts, poll)?;
+    let mut gone = alloc::vec![false; rects.len()];
+    let mut taken = alloc::vec![false; rects.len()];
+    // In order of start, so that a chain grows forward in one pass.
+    let mut order: Vec<(i64, i64, u32)> = starts.iter().map(|&(s, l, r)| (l, s, r)).collect();
+    sort_polled(&mut order, poll)?;
+    for &(_, size, r) in &order {
+        if gone[r as usize] {
+            continue;
+        }
+        loop {
+            let rect = rects[r as usize];
+            let from = starts.partition_point(|&(s, l, _)| (s, l) < (size, rect.upper));
+            let next = starts[from..]
+                .iter()
+                .take_while(|&&(s, l, _)| s == size && l == rect.upper)
+                .map(|&(_, _, x)| x)
+                .find(|&x| !taken[x as usize] && x != r);
+            let Some(next) = next else { break };
+            let Some(align) = lcm_within(rect.align, rects[next as usize].align, 1 << 40) else {
+                break;
+            };
+            taken[next as usize] = true;
+            gone[next as usize] = true;
+            members.absorb(r, next, 0);
+            rects[r as usize].upper = rects[next as usize].upper;
+            rects[r as usize].align = align;
+            poll.tick(4)?;
+        }
+    }
+    alive.retain(|&r| !gone[r as usize]);
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::deadline::Deadline;
+    use crate::rng::Rng;
+    use crate::solution::{validate, Solution};
+
+    /// Whatever the coarse placement, lifted it is valid: placements of
+    /// the coarse problem by stacking (every rectangle above the other)
+    /// and by first-fit, on problems with many exact fits.
+    #[test]
+    fn lifted_placements_are_valid() {
+        let mut rng = Rng::new(21);
+        let deadline = Deadline::none();
+        let mut merged = 0;
+        for _ in 0..300 {
+            let n = rng.below(1, 40) as usize;
+            let mut buffers = Vec::new();
+            for i in 0..n {
+                // Few lifetimes and sizes, so that many pairs fit exactly.
+                let lower = rng.below(0, 6) * 2;
+                let upper = lower + 2 * rng.below(1, 3);
+                let size = 8 * rng.below(1, 4);
+                let mut b = Buffer::new(alloc::format!("{i}"), lower, upper, size);
+                b.alignment = [1, 8, 16][rng.below(0, 3) as usize];
+                if rng.below(0, 8) == 0 {
+                    b.gaps.push(crate::problem::Gap {
+                        lower: lower + 1,
+                        upper: lower + 2,
+                        window: None,
+                    });
+                }
+                buffers.push(b);
+            }
+            let problem = Problem::new(i64::MAX, buffers).unwrap();
+            let mut poll = Poll::new(&deadline, u64::MAX);
+            let Some(coarse) = coarsen(&problem, &mut poll).unwrap() else {
+                continue;
+            };
+            merged += 1;
+            assert!(coarse.problem.len() < problem.len());
+            for strategy in crate::heuristic::Strategy::ALL {
+                let s = crate::heuristic::run(&coarse.problem, strategy).unwrap();
+                let lifted = Solution {
+                    offsets: coarse.lift(&s.offsets),
+                };
+                validate(&problem, &lifted).unwrap();
+                assert_eq!(lifted.height(&problem), s.height(&coarse.problem));
+            }
+        }
+        assert!(merged > 100, "only {merged} problems merged");
+    }
+
+    /// Pieces cut from a rectangle by guillotine cuts merge back into a
+    /// few rectangles (a tenth as many or fewer).
+    #[test]
+    fn guillotine_pieces_rebuild_their_rectangle() {
+        for seed in 0..20 {
+            let spec = crate::gen::Spec::new(200, seed).with_family(crate::gen::Family::Planted);
+            let problem = Problem::new(i64::MAX, crate::gen::generate(spec)).unwrap();
+            let deadline = Deadline::none();
+            let mut poll = Poll::new(&deadline, u64::MAX);
+            let coarse = coarsen(&problem, &mut poll).unwrap().unwrap();
+            assert!(
+                10 * coarse.problem.len() <= problem.len(),
+                "seed {seed}: {}",
+                coarse.problem.len()
+            );
+        }
+    }
+}
