@@ -396,3 +396,31 @@ fn with_separations(
     let _ = groups;
     Ok(problem)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The offsets a planted instance was cut from are a valid placement
+    /// at its claimed optimum, which is its max load: so the optimum is
+    /// known, not hoped for.
+    #[test]
+    fn planted_offsets_are_a_valid_placement_at_the_max_load() {
+        for seed in 0..30 {
+            for (n, alignment) in [(1usize, 1i64), (5, 8), (300, 1), (2000, 64)] {
+                let spec = Spec {
+                    buffers: n,
+                    seed,
+                    alignment,
+                    family: Family::Planted,
+                };
+                let (buffers, height, offsets) = planted_with_offsets(spec);
+                let problem = crate::problem::Problem::new(height, buffers).unwrap();
+                let solution = crate::solution::Solution { offsets };
+                crate::solution::validate(&problem, &solution).unwrap();
+                assert_eq!(solution.height(&problem), height);
+                assert_eq!(crate::sweep::max_load(&problem), height);
+            }
+        }
+    }
+}

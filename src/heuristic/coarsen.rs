@@ -334,6 +334,12 @@ fn chain_pass(
         .map(|&r| (rects[r as usize].size, rects[r as usize].lower, r))
         .collect();
     sort_polled(&mut starts, poll)?;
+    // By (size, upper): the rectangles that end at a time, of a size.
+    let mut ends: Vec<(i64, i64, u32)> = starts
+        .iter()
+        .map(|&(s, _, r)| (s, rects[r as usize].upper, r))
+        .collect();
+    sort_polled(&mut ends, poll)?;
     let mut gone = alloc::vec![false; rects.len()];
     let mut taken = alloc::vec![false; rects.len()];
     // In order of start, so that a chain grows forward in one pass.
@@ -346,12 +352,26 @@ fn chain_pass(
         loop {
             let rect = rects[r as usize];
             let from = starts.partition_point(|&(s, l, _)| (s, l) < (size, rect.upper));
-            let next = starts[from..]
+            let mut nexts = starts[from..]
                 .iter()
                 .take_while(|&&(s, l, _)| s == size && l == rect.upper)
                 .map(|&(_, _, x)| x)
-                .find(|&x| !taken[x as usize] && x != r);
-            let Some(next) = next else { break };
+                .filter(|&x| !taken[x as usize] && x != r);
+            // Only a match with no rival on either side: two of one size
+            // starting (or ending) together are as likely a coincidence.
+            let (Some(next), None) = (nexts.next(), nexts.next()) else {
+                break;
+            };
+            let at = ends.partition_point(|&(s, u, _)| (s, u) < (size, rect.upper));
+            let rivals = ends[at..]
+                .iter()
+                .take_while(|&&(s, u, _)| s == size && u == rect.upper)
+                .any(|&(_, _, x)| {
+                    x != r && !gone[x as usize] && rects[x as usize].upper == rect.upper
+                });
+            if rivals {
+                break;
+            }
             let Some(align) = lcm_within(rect.align, rects[next as usize].align, 1 << 40) else {
                 break;
             };
