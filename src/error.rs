@@ -136,6 +136,10 @@ pub enum BufferError {
         /// The problem's capacity.
         capacity: i64,
     },
+    /// With the buffers before it, the sizes (and alignment padding) add
+    /// up past `i64::MAX`: some placements of them all would have offsets
+    /// or tops that 64 bits cannot hold.
+    TotalTooLarge,
     /// Another buffer has the same id.
     DuplicateId {
         /// Index of the first buffer with this id.
@@ -211,6 +215,12 @@ impl BufferError {
                 f,
                 "{} + size {} exceeds the capacity {}",
                 &[I(offset), I(size), I(capacity)],
+            ),
+            BufferError::TotalTooLarge => fill(
+                f,
+                "together with the sizes before it (and alignment padding) adds up past \
+                 2^63 - 1 = 9223372036854775807 bytes, more than a 64-bit offset can reach",
+                &[],
             ),
             BufferError::DuplicateId { first } => {
                 fill(f, "duplicate id: buffer {} has it too", &[U(first as u64)])

@@ -219,6 +219,13 @@ impl Lifetime {
 pub struct Problem {
     buffers: Vec<Buffer>,
     capacity: i64,
+    /// The sum over the buffers of `size + alignment - 1`, and the highest
+    /// fixed offset: a bound on the top of any placement that stacks free
+    /// buffers above the fixed ones, kept at most `i64::MAX` (see
+    /// [`BufferError::TotalTooLarge`]) so that no strategy's offsets or
+    /// tops can overflow.
+    reach: i128,
+    fixed_reach: i64,
     /// Colocations and separations (see `crate::links`).
     #[cfg(feature = "constraints")]
     pub(crate) links: crate::links::Links,
@@ -233,6 +240,7 @@ impl Problem {
         for mut buffer in buffers {
             let index = problem.buffers.len();
             problem.check_buffer(index, &mut buffer)?;
+            (problem.reach, problem.fixed_reach) = problem.check_reach(index, &buffer, None)?;
             problem.buffers.push(buffer);
         }
         problem.check_ids()?;
@@ -247,6 +255,8 @@ impl Problem {
         Ok(Problem {
             buffers: Vec::new(),
             capacity,
+            reach: 0,
+            fixed_reach: 0,
             #[cfg(feature = "constraints")]
             links: crate::links::Links::default(),
         })
@@ -258,6 +268,7 @@ impl Problem {
     pub fn push(&mut self, mut buffer: Buffer) -> Result<usize, Error> {
         let index = self.buffers.len();
         self.check_buffer(index, &mut buffer)?;
+        let reach = self.check_reach(index, &buffer, None)?;
         if !buffer.id.is_empty() {
             if let Some(first) = self.buffers.iter().position(|b| b.id == buffer.id) {
                 return Err(Error::Buffer {
@@ -268,6 +279,7 @@ impl Problem {
                 });
             }
         }
+        (self.reach, self.fixed_reach) = reach;
         self.buffers.push(buffer);
         Ok(index)
     }
@@ -282,6 +294,7 @@ impl Problem {
             });
         }
         self.check_buffer(index, &mut buffer)?;
+        let reach = self.check_reach(index, &buffer, Some(index))?;
         #[cfg(feature = "constraints")]
         self.check_linked_offset(index, buffer.offset)?;
         if !buffer.id.is_empty() {
@@ -299,6 +312,7 @@ impl Problem {
                 });
             }
         }
+        (self.reach, self.fixed_reach) = reach;
         self.buffers[index] = buffer;
         Ok(())
     }
@@ -368,6 +382,42 @@ impl Problem {
         self.buffers
             .iter()
             .any(|b| b.gaps.iter().any(|g| g.window.is_some()))
+    }
+
+    /// The problem's reach with `b` added as buffer `index` (replacing the
+    /// buffer there, with `replacing`), or the error if it passes
+    /// `i64::MAX`: then two of its buffers' offsets and sizes might add up
+    /// past what 64 bits hold, and a placement could not be trusted.
+    fn check_reach(
+        &self,
+        index: usize,
+        b: &Buffer,
+        replacing: Option<usize>,
+    ) -> Result<(i128, i64), Error> {
+        let own = |b: &Buffer| i128::from(b.size) + i128::from(b.alignment) - 1;
+        let (mut reach, mut fixed) = (self.reach, self.fixed_reach);
+        if let Some(old) = replacing {
+            reach -= own(&self.buffers[old]);
+            fixed = self
+                .buffers
+                .iter()
+                .enumerate()
+                .filter(|&(i, _)| i != old)
+                .filter_map(|(_, b)| b.offset)
+                .max()
+                .unwrap_or(0);
+        }
+        reach += own(b);
+        fixed = fixed.max(b.offset.unwrap_or(0));
+        if reach + i128::from(fixed) > i128::from(i64::MAX) {
+            return Err(Error::Buffer {
+                index,
+                id: b.id.clone(),
+                field: Field::Size,
+                reason: BufferError::TotalTooLarge,
+            });
+        }
+        Ok((reach, fixed))
     }
 
     fn check_buffer(&self, index: usize, b: &mut Buffer) -> Result<(), Error> {

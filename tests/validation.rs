@@ -351,3 +351,79 @@ fn validator_matches_pairwise_check() {
     }
     assert!(both[0] > 300 && both[1] > 300, "{both:?}");
 }
+
+/// Sizes, alignments and fixed offsets at the extremes: a problem whose
+/// placements could overflow 64 bits is refused, naming the buffer that
+/// tips it over, and changes nothing; one just inside is planned and its
+/// placement validates (never a wrong answer marked optimal).
+#[test]
+fn totals_past_64_bits_are_refused_and_the_edge_is_placed_validly() {
+    use minimalloc::{plan, Objective, Options};
+    let max = i64::MAX;
+    let cases: Vec<(Vec<Buffer>, usize)> = vec![
+        (
+            vec![Buffer::new("a", 0, 2, max), Buffer::new("b", 0, 2, max)],
+            1,
+        ),
+        (
+            vec![
+                Buffer::new("a", 0, 2, 1 << 62),
+                Buffer::new("b", 0, 2, 1 << 62),
+                Buffer::new("c", 0, 2, 1 << 62),
+            ],
+            1,
+        ),
+        (
+            vec![
+                Buffer::new("a", 0, 2, 8),
+                Buffer::new("b", 0, 2, 1).with_alignment(max),
+            ],
+            1,
+        ),
+        (
+            vec![
+                Buffer::new("a", 0, 2, 8).with_offset(max - 8),
+                Buffer::new("b", 5, 9, 16),
+            ],
+            1,
+        ),
+    ];
+    for (buffers, at) in cases {
+        let err = Problem::new(max, buffers.clone()).unwrap_err().to_string();
+        assert!(err.contains(&format!("buffer {at}")), "{err}");
+        assert!(err.contains("2^63 - 1"), "{err}");
+        // Pushed one at a time: the same refusal, and nothing changes.
+        let mut p = Problem::new(max, buffers[..at].to_vec()).unwrap();
+        let before = p.clone();
+        assert!(p.push(buffers[at].clone()).is_err());
+        assert_eq!(p, before);
+    }
+    // Just inside: one buffer of i64::MAX bytes; two that add up to it; a
+    // fixed buffer at the top with a small one beside it.
+    let fits: Vec<Vec<Buffer>> = vec![
+        vec![Buffer::new("a", 0, 2, max)],
+        vec![
+            Buffer::new("a", 0, 2, max / 2),
+            Buffer::new("b", 1, 3, max / 2 + 1),
+        ],
+        vec![
+            Buffer::new("a", 0, 2, 8).with_offset(max - 16),
+            Buffer::new("b", 0, 4, 8),
+        ],
+    ];
+    for buffers in fits {
+        let problem = Problem::new(max, buffers).unwrap();
+        for objective in [Objective::Fit, Objective::Minimize] {
+            let outcome = plan(
+                &problem,
+                &Options {
+                    objective,
+                    ..Options::default()
+                },
+            );
+            let s = outcome.solution.expect("a placement");
+            validate(&problem, &s).unwrap();
+            assert!(s.height(&problem) >= outcome.lower_bound);
+        }
+    }
+}

@@ -340,7 +340,9 @@ impl Board {
 
     /// Keeps `inc` if it is the lowest yet; whether it was.
     fn publish(&self, work: &Work<'_>, inc: &Incumbent) -> bool {
-        if inc.height >= self.height() {
+        // `i64::MAX` is also a height (a max load of 2^63 - 1): equal to
+        // the mark for none, the slot below decides.
+        if inc.height > self.height() {
             return false;
         }
         let kept = self.best.with(|best| {
@@ -651,7 +653,8 @@ impl Lane<'_, '_> {
 
     /// Takes `inc` if it is lower than the lane's best.
     fn offer(&mut self, inc: Incumbent) {
-        if inc.height < self.height() {
+        let none = self.mine.is_none() && !(self.repairing_mine && self.repair.is_some());
+        if inc.height < self.height() || none {
             self.board.publish(self.work, &inc);
             self.mine = Some(inc);
             self.repairing_mine = false;
