@@ -82,12 +82,17 @@ pub(crate) fn coarsen(problem: &Problem, poll: &mut Poll<'_>) -> Result<Option<C
     // lifetime: a stack is made when it fits a neighbour exactly (the sum
     // of some rectangles of one lifetime is the size of one that ends as
     // they start, or starts as they end: then the stack and that one
-    // chain), and only when no such merge is left, every rectangle of a
-    // lifetime into one stack.
+    // chain), or where two stacks of neighbouring lifetimes come to one
+    // size (a rectangle cut in time whose halves were both cut in memory:
+    // each half waits for the other); only when no such merge is left,
+    // every rectangle of a lifetime into one stack.
     loop {
         let before = alive.len();
         chain_pass(&mut rects, &mut members, &mut alive, poll)?;
         stack_pass(&mut rects, &mut members, &mut alive, true, poll)?;
+        if alive.len() == before {
+            paired_stack_pass(&mut rects, &mut members, &mut alive, poll)?;
+        }
         if alive.len() == before {
             stack_pass(&mut rects, &mut members, &mut alive, false, poll)?;
         }
@@ -256,6 +261,121 @@ fn sizes_at(list: &[(i64, i64)], t: i64) -> impl Iterator<Item = i64> + '_ {
         .iter()
         .take_while(move |&&(x, _)| x == t)
         .map(|&(_, size)| size)
+}
+
+/// Stacks sets of rectangles in two neighbouring lifetimes, `[l, u)` and
+/// `[u, v)`, whose sizes add up to one total (all of each lifetime first,
+/// else the first pair of sets found), at least one set of two or more:
+/// the two stacks then chain.
+fn paired_stack_pass(
+    rects: &mut [Rect],
+    members: &mut Members,
+    alive: &mut Vec<u32>,
+    poll: &mut Poll<'_>,
+) -> Result<(), Stop> {
+    let mut keys: Vec<(i64, i64, u32)> = alive
+        .iter()
+        .filter(|&&r| rects[r as usize].plain)
+        .map(|&r| (rects[r as usize].lower, rects[r as usize].upper, r))
+        .collect();
+    sort_polled(&mut keys, poll)?;
+    // The lifetimes: (lower, upper, first key, end key).
+    let mut groups: Vec<(i64, i64, usize, usize)> = Vec::new();
+    let mut i = 0;
+    while i < keys.len() {
+        let mut j = i;
+        while j < keys.len() && keys[j].0 == keys[i].0 && keys[j].1 == keys[i].1 {
+            j += 1;
+        }
+        groups.push((keys[i].0, keys[i].1, i, j));
+        i = j;
+    }
+    poll.tick(keys.len() as u64)?;
+    let mut gone = alloc::vec![false; rects.len()];
+    let (mut sums_g, mut sums_h) = (Vec::new(), Vec::new());
+    let (mut g_items, mut h_items) = (Vec::new(), Vec::new());
+    for &(_, upper, from, to) in &groups {
+        g_items.clear();
+        g_items.extend(
+            keys[from..to]
+                .iter()
+                .map(|k| k.2)
+                .filter(|&r| !gone[r as usize]),
+        );
+        if g_items.is_empty() {
+            continue;
+        }
+        subset_sums(rects, &g_items, &mut sums_g);
+        let first = groups.partition_point(|g| g.0 < upper);
+        for &(lower, _, hf, ht) in &groups[first..] {
+            if lower != upper {
+                break;
+            }
+            h_items.clear();
+            h_items.extend(
+                keys[hf..ht]
+                    .iter()
+                    .map(|k| k.2)
+                    .filter(|&r| !gone[r as usize]),
+            );
+            if h_items.is_empty() || g_items.len() + h_items.len() < 3 {
+                continue;
+            }
+            subset_sums(rects, &h_items, &mut sums_h);
+            poll.tick((sums_g.len() + sums_h.len()) as u64)?;
+            // Whole lifetimes first (the last sums: every bit set).
+            let whole = |sums: &[(i64, u32)], n: usize| {
+                sums.iter()
+                    .find(|s| s.1.count_ones() as usize == n)
+                    .map(|s| s.0)
+            };
+            let mut found = None;
+            if whole(&sums_g, g_items.len().min(12)) == whole(&sums_h, h_items.len().min(12)) {
+                let all = |n: usize| (1u32 << n.min(12)) - 1;
+                found = Some((all(g_items.len()), all(h_items.len())));
+            } else {
+                for &(sum, mh) in &sums_h {
+                    let at = sums_g.partition_point(|x| x.0 < sum);
+                    if let Some(&(_, mg)) = sums_g[at..]
+                        .iter()
+                        .take_while(|x| x.0 == sum)
+                        .find(|x| x.1.count_ones() + mh.count_ones() >= 3)
+                    {
+                        found = Some((mg, mh));
+                        break;
+                    }
+                }
+            }
+            let Some((mg, mh)) = found else { continue };
+            for (mask, items) in [(mg, &g_items), (mh, &h_items)] {
+                let set: Vec<u32> = (0..items.len().min(12))
+                    .filter(|&k| mask >> k & 1 == 1)
+                    .map(|k| items[k])
+                    .collect();
+                if set.len() >= 2 {
+                    stack(rects, members, &set, &mut gone);
+                }
+            }
+            break;
+        }
+    }
+    alive.retain(|&r| !gone[r as usize]);
+    Ok(())
+}
+
+/// Every non-empty subset of the first 12 of `items` as (sum of sizes,
+/// bit mask), by sum.
+fn subset_sums(rects: &[Rect], items: &[u32], out: &mut Vec<(i64, u32)>) {
+    let k = items.len().min(12);
+    out.clear();
+    for mask in 1u32..(1 << k) {
+        let sum = (0..k)
+            .filter(|&b| mask >> b & 1 == 1)
+            .map(|b| rects[items[b] as usize].size)
+            .fold(0i64, |a, x| a.saturating_add(x));
+        out.push((sum, mask));
+    }
+    out.sort_unstable();
 }
 
 /// Stacks `group` (rectangles of one lifetime) into its first one, each
