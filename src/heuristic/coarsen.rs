@@ -182,7 +182,8 @@ fn stack_pass(
         .collect();
     sort_polled(&mut keys, poll)?;
     // The sizes that end at a time, and that start at one.
-    let (mut ends, mut starts): (Vec<(i64, i64)>, Vec<(i64, i64)>) = (Vec::new(), Vec::new());
+    let mut ends: Vec<(i64, i64)> = Vec::new();
+    let mut starts: Vec<(i64, i64)> = Vec::new();
     if guided {
         ends = plain
             .iter()
