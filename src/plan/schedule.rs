@@ -27,10 +27,10 @@
 //! they take together never ends above the best of them; perturbed
 //! restarts, repair and the exact search only come after. The
 //! hole-filling strategies keep a segment tree of interval sets that is
-//! the largest structure of a plan (hundreds of bytes a buffer): one lane
-//! at a time builds one, so that peak memory does not grow with the
-//! cores; a lane that finds one running takes other work and comes back
-//! to it. With one lane the sequence of work does not depend on
+//! the largest structure of a plan (hundreds of bytes a buffer): on large
+//! problems one lane at a time builds one, so that peak memory does not
+//! grow with the cores; a lane that finds one being built takes other
+//! work and comes back to it. With one lane the sequence of work does not depend on
 //! the clock, so a run with budget 2T does all that a run with budget T
 //! does and more: it never ends higher. Lanes publish their best placement
 //! to a board at the end of each round and take the board's when it is
@@ -48,6 +48,13 @@ use crate::problem::Problem;
 /// `UNIT_MIN`): about one cheap placement.
 const UNIT_PER_BUFFER: u64 = 16;
 const UNIT_MIN: u64 = 1 << 14;
+
+/// Above this many buffers, one hole-filling tree is built at a time: each
+/// takes up to a kilobyte a buffer (about 700 bytes measured on 100,000),
+/// so two at once would pass a quarter of a gigabyte here, and a
+/// gigabyte or more at a million. Below it the lanes build theirs side by
+/// side.
+const ONE_TREE_ABOVE: usize = 1 << 17;
 
 /// Nodes per exact attempt in round 0; each round multiplies them by 4
 /// (an attempt starts over, so a steep growth wastes less).
@@ -205,6 +212,8 @@ pub(crate) struct Board {
     deferred: Slot<Vec<usize>>,
     /// Held by the lane running a hole-filling placement.
     holes: AtomicBool,
+    /// Whether hole-filling placements take `holes` (one at a time).
+    one_tree: bool,
     /// Plain orders finished.
     plain_done: AtomicUsize,
     /// Set when a lane has taken the coarse level (see
@@ -262,6 +271,7 @@ impl Board {
                 .collect(),
             deferred: Slot::new(Vec::new()),
             holes: AtomicBool::new(false),
+            one_tree: work.layout.len() > ONE_TREE_ABOVE,
             plain_done: AtomicUsize::new(0),
             coarse_taken: AtomicBool::new(false),
             next_restart: AtomicU64::new(0),
@@ -313,7 +323,7 @@ impl Board {
                 self.next_plain.store(variants.len(), Ordering::Relaxed);
                 return None;
             }
-            if !variants[i].strategy.fills_holes() {
+            if !self.one_tree || !variants[i].strategy.fills_holes() {
                 return Some((i, false));
             }
             if take_tree() {
@@ -485,7 +495,7 @@ impl Lane<'_, '_> {
             placing = placing.saturating_add(grant).min(grant);
             // Every strategy's plain order runs in round 0, whatever the
             // grant.
-            let plain_left = || round == 0 && self.board.plain_left(self.work.primary);
+            let plain_left = || round == 0 && self.board.plain_left(self.work.variants.len());
             while placing_here && (placing > 0 || plain_left()) && !self.board.done(goal) {
                 match self.place_one() {
                     Some(Ok(used)) => placing -= used as i64,
