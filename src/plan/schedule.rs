@@ -495,7 +495,7 @@ impl Lane<'_, '_> {
             placing = placing.saturating_add(grant).min(grant);
             // Every strategy's plain order runs in round 0, whatever the
             // grant.
-            let plain_left = || round == 0 && self.board.plain_left(self.work.variants.len());
+            let plain_left = || round == 0 && self.board.plain_left(self.work.primary);
             while placing_here && (placing > 0 || plain_left()) && !self.board.done(goal) {
                 match self.place_one() {
                     Some(Ok(used)) => placing -= used as i64,
