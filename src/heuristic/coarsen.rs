@@ -55,7 +55,8 @@ impl Coarse {
     }
 }
 
-/// The coarse problem of `problem`, or `None` when nothing merges.
+/// The coarse problem of `problem`, or `None` when it would not have at
+/// most half the buffers.
 pub(crate) fn coarsen(problem: &Problem, poll: &mut Poll<'_>) -> Result<Option<Coarse>, Stop> {
     let buffers = problem.buffers();
     let n = buffers.len();
@@ -86,8 +87,20 @@ pub(crate) fn coarsen(problem: &Problem, poll: &mut Poll<'_>) -> Result<Option<C
     // size (a rectangle cut in time whose halves were both cut in memory:
     // each half waits for the other); only when no such merge is left,
     // every rectangle of a lifetime into one stack.
+    // Merging may stop at any time (every state lifts back valid): it
+    // stops once it has visited the rectangles 16 times over in all, what
+    // a dozen plain orders' sorting costs. A zero-waste packing is rebuilt
+    // well within that (its rounds shrink fast); where merges are rare
+    // (real graphs, sizes unrelated to lifetimes) the rounds stay near n
+    // and the budget ends them in a few.
+    let budget = 16 * n;
+    let mut spent = 0usize;
     loop {
         let before = alive.len();
+        spent += before;
+        if spent > budget {
+            break;
+        }
         chain_pass(&mut rects, &mut members, &mut alive, poll)?;
         stack_pass(&mut rects, &mut members, &mut alive, true, poll)?;
         if alive.len() == before {
@@ -100,8 +113,15 @@ pub(crate) fn coarsen(problem: &Problem, poll: &mut Poll<'_>) -> Result<Option<C
             break;
         }
         merged_any = true;
+        // While more than half remain, a round must merge a 64th of them:
+        // else the coarse level would not halve the problem (the planner
+        // does not use it then) and further rounds would be spent for
+        // nothing.
+        if 2 * alive.len() > n && 64 * (before - alive.len()) < before {
+            return Ok(None);
+        }
     }
-    if !merged_any {
+    if !merged_any || 2 * alive.len() > n {
         return Ok(None);
     }
     let mut at = alloc::vec![(0u32, 0i64); n];
