@@ -568,7 +568,8 @@ mod tests {
                 continue;
             };
             merged += 1;
-            assert!(coarse.problem.len() < problem.len());
+            // Only a coarse problem of at most half the buffers is given.
+            assert!(2 * coarse.problem.len() <= problem.len());
             for strategy in crate::heuristic::Strategy::ALL {
                 let s = crate::heuristic::run(&coarse.problem, strategy).unwrap();
                 let lifted = Solution {
@@ -578,7 +579,7 @@ mod tests {
                 assert_eq!(lifted.height(&problem), s.height(&coarse.problem));
             }
         }
-        assert!(merged > 100, "only {merged} problems merged");
+        assert!(merged > 30, "only {merged} problems merged");
     }
 
     /// Pieces cut from a rectangle by guillotine cuts merge back into a
