@@ -218,8 +218,7 @@ impl BufferError {
             ),
             BufferError::TotalTooLarge => fill(
                 f,
-                "together with the sizes before it (and alignment padding) adds up past \
-                 2^63 - 1 = 9223372036854775807 bytes, more than a 64-bit offset can reach",
+                "with the sizes before it and alignment padding passes 2^63 - 1 bytes",
                 &[],
             ),
             BufferError::DuplicateId { first } => {

@@ -224,7 +224,7 @@ pub struct Problem {
     /// buffers above the fixed ones, kept at most `i64::MAX` (see
     /// [`BufferError::TotalTooLarge`]) so that no strategy's offsets or
     /// tops can overflow.
-    reach: i128,
+    reach: i64,
     fixed_reach: i64,
     /// Colocations and separations (see `crate::links`).
     #[cfg(feature = "constraints")]
@@ -393,31 +393,27 @@ impl Problem {
         index: usize,
         b: &Buffer,
         replacing: Option<usize>,
-    ) -> Result<(i128, i64), Error> {
-        let own = |b: &Buffer| i128::from(b.size) + i128::from(b.alignment) - 1;
-        let (mut reach, mut fixed) = (self.reach, self.fixed_reach);
+    ) -> Result<(i64, i64), Error> {
+        // Sizes and alignments are positive, so `size + alignment - 1`
+        // only overflows past i64::MAX, which is refused anyway.
+        let own = |b: &Buffer| b.size.checked_add(b.alignment - 1);
+        // The highest fixed offset only grows (a replaced fixed buffer's
+        // offset still counts): conservative, and cheap for the tiny build.
+        let (mut reach, fixed) = (Some(self.reach), self.fixed_reach);
         if let Some(old) = replacing {
-            reach -= own(&self.buffers[old]);
-            fixed = self
-                .buffers
-                .iter()
-                .enumerate()
-                .filter(|&(i, _)| i != old)
-                .filter_map(|(_, b)| b.offset)
-                .max()
-                .unwrap_or(0);
+            reach = own(&self.buffers[old]).and_then(|o| self.reach.checked_sub(o));
         }
-        reach += own(b);
-        fixed = fixed.max(b.offset.unwrap_or(0));
-        if reach + i128::from(fixed) > i128::from(i64::MAX) {
-            return Err(Error::Buffer {
+        let fixed = fixed.max(b.offset.unwrap_or(0));
+        let reach = reach.zip(own(b)).and_then(|(r, o)| r.checked_add(o));
+        match reach.filter(|r| r.checked_add(fixed).is_some()) {
+            Some(reach) => Ok((reach, fixed)),
+            None => Err(Error::Buffer {
                 index,
                 id: b.id.clone(),
                 field: Field::Size,
                 reason: BufferError::TotalTooLarge,
-            });
+            }),
         }
-        Ok((reach, fixed))
     }
 
     fn check_buffer(&self, index: usize, b: &mut Buffer) -> Result<(), Error> {

@@ -274,9 +274,12 @@ fn tiny_build_has_the_same_api() {
     assert_eq!(exports(&tiny), exports(&full));
     let size = std::fs::metadata(&tiny).unwrap().len();
     eprintln!("tiny libminimalloc.so: {size} bytes");
+    // 64 KiB until the refusal of problems whose sizes add past 2^63 - 1
+    // (a wrong answer before) and the one math home pushed it just over;
+    // the bound keeps it near what it was.
     assert!(
-        size <= 64 * 1024,
-        "the tiny build is {size} bytes, over 64 KiB"
+        size <= 68 * 1024,
+        "the tiny build is {size} bytes, over 68 KiB"
     );
     dlopen_test(&scratch("tiny-dlopen"), &tiny);
     // The whole API test, against the no_std build.
