@@ -131,20 +131,29 @@ impl<'a> Work<'a> {
 
 /// The placements a method runs, and how many of them come first: each
 /// strategy's plain order, cheapest first (the online ones cost O(log n)
-/// a buffer whatever the overlaps; the skyline needs every buffer's
-/// contention; the hole-filling ones pay for the memory they pass;
-/// best-fit walks every hole above a buffer), then the deeper layers of
-/// the strategies that have them.
+/// a buffer whatever the overlaps, so all their layers come here too; the
+/// skyline needs every buffer's contention; the hole-filling ones pay for
+/// the memory they pass; best-fit walks every hole above a buffer), then
+/// the deeper layers of `layered`.
 fn choose(method: Method) -> (Vec<Variant>, usize) {
     let strategies: &[Strategy] = match method {
         Method::Heuristic(s) => &[s][..],
         Method::Exact => &[][..],
         Method::Auto => &Strategy::ALL[..],
     };
-    let mut variants: Vec<Variant> = strategies.iter().map(|&s| Variant::plain(s)).collect();
+    // The online strategy's layers cost O(log n) a buffer like its plain
+    // order: they come with it, before the dearer strategies.
+    let cheap = |v: &Variant| v.strategy == Strategy::Online;
+    let mut variants: Vec<Variant> = Vec::new();
+    for &s in strategies {
+        variants.extend(s.variants().filter(|v| *v == Variant::plain(s) || cheap(v)));
+    }
     let primary = variants.len();
     for &s in strategies {
-        variants.extend(s.variants().filter(|&v| v != Variant::plain(s)));
+        variants.extend(
+            s.variants()
+                .filter(|v| *v != Variant::plain(s) && !cheap(v)),
+        );
     }
     (variants, primary)
 }
