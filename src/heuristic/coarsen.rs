@@ -199,11 +199,7 @@ fn stack_pass(
         .copied()
         .filter(|&r| rects[r as usize].plain)
         .collect();
-    let mut keys: Vec<(i64, i64, u32)> = plain
-        .iter()
-        .map(|&r| (rects[r as usize].lower, rects[r as usize].upper, r))
-        .collect();
-    sort_polled(&mut keys, poll)?;
+    let keys = sorted_keys(rects, &plain, |r| (r.lower, r.upper), poll)?;
     // The sizes that end at a time, and that start at one.
     let mut ends: Vec<(i64, i64)> = Vec::new();
     let mut starts: Vec<(i64, i64)> = Vec::new();
@@ -297,12 +293,7 @@ fn paired_stack_pass(
     alive: &mut Vec<u32>,
     poll: &mut Poll<'_>,
 ) -> Result<(), Stop> {
-    let mut keys: Vec<(i64, i64, u32)> = alive
-        .iter()
-        .filter(|&&r| rects[r as usize].plain)
-        .map(|&r| (rects[r as usize].lower, rects[r as usize].upper, r))
-        .collect();
-    sort_polled(&mut keys, poll)?;
+    let keys = sorted_keys(rects, alive, |r| (r.lower, r.upper), poll)?;
     // The lifetimes: (lower, upper, first key, end key).
     let mut groups: Vec<(i64, i64, usize, usize)> = Vec::new();
     let mut i = 0;
@@ -464,6 +455,25 @@ fn subset_with_sum(rects: &[Rect], group: &[u32], target: i64) -> Option<Vec<u32
     walk(rects, items, &suffix, 0, target, &mut picked).then_some(picked)
 }
 
+/// The plain rectangles among `alive` as `(key, r)`, sorted.
+fn sorted_keys(
+    rects: &[Rect],
+    alive: &[u32],
+    key: impl Fn(&Rect) -> (i64, i64),
+    poll: &mut Poll<'_>,
+) -> Result<Vec<(i64, i64, u32)>, Stop> {
+    let mut keys: Vec<(i64, i64, u32)> = alive
+        .iter()
+        .filter(|&&r| rects[r as usize].plain)
+        .map(|&r| {
+            let (a, b) = key(&rects[r as usize]);
+            (a, b, r)
+        })
+        .collect();
+    sort_polled(&mut keys, poll)?;
+    Ok(keys)
+}
+
 /// Chains plain rectangles of one size where one ends as another starts.
 fn chain_pass(
     rects: &mut [Rect],
@@ -472,12 +482,7 @@ fn chain_pass(
     poll: &mut Poll<'_>,
 ) -> Result<(), Stop> {
     // By (size, lower): the rectangle that starts at a time, of a size.
-    let mut starts: Vec<(i64, i64, u32)> = alive
-        .iter()
-        .filter(|&&r| rects[r as usize].plain)
-        .map(|&r| (rects[r as usize].size, rects[r as usize].lower, r))
-        .collect();
-    sort_polled(&mut starts, poll)?;
+    let starts = sorted_keys(rects, alive, |r| (r.size, r.lower), poll)?;
     // By (size, upper): the rectangles that end at a time, of a size.
     let mut ends: Vec<(i64, i64, u32)> = starts
         .iter()
