@@ -454,3 +454,25 @@ fn reference_script_runs_unchanged() {
     assert!(files >= 10);
     assert_eq!(out.matches(" PASS\n").count(), files, "{out}");
 }
+
+/// A flag given twice takes its last value, as absl's flags do.
+#[test]
+fn a_repeated_flag_takes_its_last_value() {
+    let input = format!("--input={}", repo("benchmarks/examples/paper.12.csv"));
+    // 12 fits the paper's example, 11 does not (exit 2: infeasible).
+    let o = run(&[&input, "--capacity=11", "--capacity=12"]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    let o = run(&[&input, "--capacity=12", "--capacity=11"]);
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o.stderr));
+    // Yes/no flags and durations too: the last --validate wins.
+    let o = run(&[
+        &input,
+        "--capacity=12",
+        "--novalidate",
+        "--validate",
+        "--timeout=1s",
+        "--timeout=2s",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    assert!(text(&o.stderr).contains("PASS"), "{}", text(&o.stderr));
+}

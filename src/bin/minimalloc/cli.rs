@@ -340,7 +340,9 @@ pub fn command() -> clap::Command {
                 .hide_possible_values(true)
         });
     }
-    cmd
+    // A flag given twice takes its last value, as absl does
+    // (`--timeout=1s --timeout=2s`, `--validate --novalidate`).
+    cmd.args_override_self(true)
 }
 
 /// Parses the arguments (without the program name).
