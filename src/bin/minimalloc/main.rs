@@ -14,6 +14,7 @@ mod place;
 mod progress;
 mod report;
 mod sink;
+mod values;
 
 use std::process::ExitCode;
 

@@ -1,193 +1,19 @@
-//! A coarser problem whose placements are placements of the original: the
-//! multi-level member of the portfolio.
-//!
-//! Two buffers *fit together exactly* when they make a rectangle of
-//! memory by time with nothing wasted: the same lifetime (stack them: one
-//! buffer as tall as both) or the same size with one ending where the
-//! other starts (chain them: one buffer living through both lifetimes,
-//! both at its offset). Merging such pairs again and again, the merged
-//! ones included, gives a problem of fewer, larger rectangles. Any
-//! placement of it is a valid placement of the original: a stack's members
-//! lie one above the other inside its memory, a chain's members never live
-//! at once. Nothing is lost where the original was itself cut from larger
-//! rectangles (a zero-waste packing is rebuilt cut by cut, down to one
-//! rectangle); elsewhere it is one more placement the portfolio measures,
-//! and the portfolio keeps its best.
-//!
-//! Only plain buffers merge: no gaps, no fixed offset, and alignments kept
-//! (a stacked member's offset inside its stack is a multiple of its
-//! alignment). Each pass sorts the rectangles, so a pass costs O(m log m)
-//! for m rectangles, and passes run while they merge.
+//! The merges, one pass each: chains (one size, touching in time),
+//! stacks guided by a neighbour's size, paired stacks of neighbouring
+//! lifetimes, and the unguided stacks of last resort.
 
 use alloc::vec::Vec;
 
+use super::{Members, Rect};
 use crate::deadline::{sort_polled, Poll, Stop};
 use crate::math::lcm_within;
-use crate::problem::{Buffer, Problem};
-
-/// A rectangle: merged buffers, or one buffer as it is.
-#[derive(Clone, Copy, Debug)]
-struct Rect {
-    lower: i64,
-    upper: i64,
-    size: i64,
-    align: i64,
-    /// Whether it may merge (a plain buffer or a merged rectangle).
-    plain: bool,
-    /// The original buffer, for one that stays as it is.
-    origin: u32,
-}
-
-/// The coarse problem and where each original buffer sits in it.
-pub(crate) struct Coarse {
-    pub(crate) problem: Problem,
-    /// Per original buffer: its rectangle and its offset inside it.
-    at: Vec<(u32, i64)>,
-}
-
-impl Coarse {
-    /// The original buffers' offsets for the coarse `offsets`.
-    pub(crate) fn lift(&self, offsets: &[i64]) -> Vec<i64> {
-        self.at
-            .iter()
-            .map(|&(r, inside)| offsets[r as usize].saturating_add(inside))
-            .collect()
-    }
-}
-
-/// The coarse problem of `problem`, or `None` when it would not have at
-/// most half the buffers.
-pub(crate) fn coarsen(problem: &Problem, poll: &mut Poll<'_>) -> Result<Option<Coarse>, Stop> {
-    let buffers = problem.buffers();
-    let n = buffers.len();
-    let mut rects: Vec<Rect> = buffers
-        .iter()
-        .enumerate()
-        .map(|(i, b)| Rect {
-            lower: b.lower,
-            upper: b.upper,
-            size: b.size,
-            align: b.alignment,
-            plain: b.gaps.is_empty() && b.offset.is_none(),
-            origin: i as u32,
-        })
-        .collect();
-    let mut members = Members {
-        lists: (0..n as u32).map(|i| alloc::vec![(i, 0)]).collect(),
-        base: alloc::vec![0; n],
-    };
-    let mut alive: Vec<u32> = (0..n as u32).collect();
-    let mut merged_any = false;
-    // Chains first: two rectangles of one size that touch in time are
-    // seldom a coincidence. Stacks are, where many rectangles share a
-    // lifetime: a stack is made when it fits a neighbour exactly (the sum
-    // of some rectangles of one lifetime is the size of one that ends as
-    // they start, or starts as they end: then the stack and that one
-    // chain), or where two stacks of neighbouring lifetimes come to one
-    // size (a rectangle cut in time whose halves were both cut in memory:
-    // each half waits for the other); only when no such merge is left,
-    // every rectangle of a lifetime into one stack.
-    // Merging may stop at any time (every state lifts back valid): it
-    // stops once it has visited the rectangles 16 times over in all, what
-    // a dozen plain orders' sorting costs. A zero-waste packing is rebuilt
-    // well within that (its rounds shrink fast); where merges are rare
-    // (real graphs, sizes unrelated to lifetimes) the rounds stay near n
-    // and the budget ends them in a few.
-    let budget = 16 * n;
-    let mut spent = 0usize;
-    loop {
-        let before = alive.len();
-        spent += before;
-        if spent > budget {
-            break;
-        }
-        chain_pass(&mut rects, &mut members, &mut alive, poll)?;
-        stack_pass(&mut rects, &mut members, &mut alive, true, poll)?;
-        if alive.len() == before {
-            paired_stack_pass(&mut rects, &mut members, &mut alive, poll)?;
-        }
-        if alive.len() == before {
-            stack_pass(&mut rects, &mut members, &mut alive, false, poll)?;
-        }
-        if alive.len() == before {
-            break;
-        }
-        merged_any = true;
-        // On large problems, while more than half remain, a round must
-        // merge a 64th of them: else the coarse level is unlikely to halve
-        // the problem (the planner does not use it then) and each further
-        // round costs sorting them all again. Small problems (rounds of
-        // microseconds) merge on within the budget: the challenging suite
-        // halves only after many slow rounds, and is then solved exactly.
-        let large = n > 1 << 12;
-        if large && 2 * alive.len() > n && 64 * (before - alive.len()) < before {
-            return Ok(None);
-        }
-    }
-    if !merged_any || 2 * alive.len() > n {
-        return Ok(None);
-    }
-    let mut at = alloc::vec![(0u32, 0i64); n];
-    let mut coarse: Vec<Buffer> = Vec::with_capacity(alive.len());
-    for (k, &r) in alive.iter().enumerate() {
-        let rect = rects[r as usize];
-        let list = &members.lists[r as usize];
-        for &(m, inside) in list {
-            at[m as usize] = (k as u32, inside + members.base[r as usize]);
-        }
-        let buffer = if list.len() == 1 {
-            let mut b = buffers[rect.origin as usize].clone();
-            b.id = alloc::string::String::new();
-            b.hint = None;
-            b
-        } else {
-            Buffer::new("", rect.lower, rect.upper, rect.size).with_alignment(rect.align)
-        };
-        coarse.push(buffer);
-        poll.tick(1 + list.len() as u64)?;
-    }
-    // The coarse buffers are valid by construction; should one not be,
-    // the coarse level is simply not offered.
-    match Problem::new(problem.capacity(), coarse) {
-        Ok(problem) => Ok(Some(Coarse { problem, at })),
-        Err(_) => Ok(None),
-    }
-}
-
-/// Each rectangle's members, with their offsets inside it: a member's
-/// offset is its stored value plus its list's `base`, so that a merge
-/// moves the shorter list into the longer one (each buffer moves O(log n)
-/// times) however the offsets shift.
-struct Members {
-    lists: Vec<Vec<(u32, i64)>>,
-    base: Vec<i64>,
-}
-
-impl Members {
-    /// Moves rectangle `top`'s members into `bottom`, `shift` above it.
-    fn absorb(&mut self, bottom: u32, top: u32, shift: i64) {
-        let (b, t) = (bottom as usize, top as usize);
-        let top_base = self.base[t] + shift;
-        if self.lists[t].len() > self.lists[b].len() {
-            self.lists.swap(b, t);
-            let old_base = core::mem::replace(&mut self.base[b], top_base);
-            let delta = old_base - top_base;
-            let moved = core::mem::take(&mut self.lists[t]);
-            self.lists[b].extend(moved.into_iter().map(|(m, x)| (m, x + delta)));
-        } else {
-            let delta = top_base - self.base[b];
-            let moved = core::mem::take(&mut self.lists[t]);
-            self.lists[b].extend(moved.into_iter().map(|(m, x)| (m, x + delta)));
-        }
-    }
-}
 
 /// Stacks plain rectangles that share a lifetime, one on the other: with
 /// `guided`, only a set whose sizes add up to the size of a rectangle that
 /// ends where they start or starts where they end (at most one set per
 /// lifetime a pass); else, of the lifetimes, the quarter whose
 /// rectangles cover the least area, all of each.
-fn stack_pass(
+pub(super) fn stack_pass(
     rects: &mut [Rect],
     members: &mut Members,
     alive: &mut Vec<u32>,
@@ -287,7 +113,7 @@ fn sizes_at(list: &[(i64, i64)], t: i64) -> impl Iterator<Item = i64> + '_ {
 /// `[u, v)`, whose sizes add up to one total (all of each lifetime first,
 /// else the first pair of sets found), at least one set of two or more:
 /// the two stacks then chain.
-fn paired_stack_pass(
+pub(super) fn paired_stack_pass(
     rects: &mut [Rect],
     members: &mut Members,
     alive: &mut Vec<u32>,
@@ -475,7 +301,7 @@ fn sorted_keys(
 }
 
 /// Chains plain rectangles of one size where one ends as another starts.
-fn chain_pass(
+pub(super) fn chain_pass(
     rects: &mut [Rect],
     members: &mut Members,
     alive: &mut Vec<u32>,
@@ -534,77 +360,4 @@ fn chain_pass(
     }
     alive.retain(|&r| !gone[r as usize]);
     Ok(())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::deadline::Deadline;
-    use crate::rng::Rng;
-    use crate::solution::{validate, Solution};
-
-    /// Whatever the coarse placement, lifted it is valid: placements of
-    /// the coarse problem by stacking (every rectangle above the other)
-    /// and by first-fit, on problems with many exact fits.
-    #[test]
-    fn lifted_placements_are_valid() {
-        let mut rng = Rng::new(21);
-        let deadline = Deadline::none();
-        let mut merged = 0;
-        for _ in 0..300 {
-            let n = rng.below(1, 40) as usize;
-            let mut buffers = Vec::new();
-            for i in 0..n {
-                // Few lifetimes and sizes, so that many pairs fit exactly.
-                let lower = rng.below(0, 6) * 2;
-                let upper = lower + 2 * rng.below(1, 3);
-                let size = 8 * rng.below(1, 4);
-                let mut b = Buffer::new(alloc::format!("{i}"), lower, upper, size);
-                b.alignment = [1, 8, 16][rng.below(0, 3) as usize];
-                if rng.below(0, 8) == 0 {
-                    b.gaps.push(crate::problem::Gap {
-                        lower: lower + 1,
-                        upper: lower + 2,
-                        window: None,
-                    });
-                }
-                buffers.push(b);
-            }
-            let problem = Problem::new(i64::MAX, buffers).unwrap();
-            let mut poll = Poll::new(&deadline, u64::MAX);
-            let Some(coarse) = coarsen(&problem, &mut poll).unwrap() else {
-                continue;
-            };
-            merged += 1;
-            // Only a coarse problem of at most half the buffers is given.
-            assert!(2 * coarse.problem.len() <= problem.len());
-            for strategy in crate::heuristic::Strategy::ALL {
-                let s = crate::heuristic::run(&coarse.problem, strategy).unwrap();
-                let lifted = Solution {
-                    offsets: coarse.lift(&s.offsets),
-                };
-                validate(&problem, &lifted).unwrap();
-                assert_eq!(lifted.height(&problem), s.height(&coarse.problem));
-            }
-        }
-        assert!(merged > 30, "only {merged} problems merged");
-    }
-
-    /// Pieces cut from a rectangle by guillotine cuts merge back into a
-    /// few rectangles (a tenth as many or fewer).
-    #[test]
-    fn guillotine_pieces_rebuild_their_rectangle() {
-        for seed in 0..20 {
-            let spec = crate::gen::Spec::new(200, seed).with_family(crate::gen::Family::Planted);
-            let problem = Problem::new(i64::MAX, crate::gen::generate(spec)).unwrap();
-            let deadline = Deadline::none();
-            let mut poll = Poll::new(&deadline, u64::MAX);
-            let coarse = coarsen(&problem, &mut poll).unwrap().unwrap();
-            assert!(
-                10 * coarse.problem.len() <= problem.len(),
-                "seed {seed}: {}",
-                coarse.problem.len()
-            );
-        }
-    }
 }

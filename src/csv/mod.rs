@@ -7,6 +7,10 @@
 //! `lower-upper@window_lower:window_upper`. Other columns are kept and
 //! written back. Output is the input's columns plus `offset`.
 
+mod write;
+
+pub use write::write_problem;
+
 use std::fmt;
 use std::string::{String, ToString};
 use std::vec::Vec;
@@ -523,106 +527,5 @@ impl Table {
             out.push('\n');
         }
         out
-    }
-}
-
-/// Writes a problem (and optionally offsets) in the reference format, with
-/// the optional columns only when some buffer needs them.
-pub fn write_problem(problem: &Problem, offsets: Option<&[i64]>) -> String {
-    let buffers = problem.buffers();
-    let alignment = buffers.iter().any(|b| b.alignment != 1);
-    let hint = buffers.iter().any(|b| b.hint.is_some());
-    let gaps = buffers.iter().any(|b| !b.gaps.is_empty());
-    let fixed = buffers.iter().any(|b| b.offset.is_some());
-    let (colocation, separation) = link_labels(problem);
-    let mut out = String::from("id,lower,upper,size");
-    for (on, name) in [(alignment, "alignment"), (hint, "hint"), (gaps, "gaps")] {
-        if on {
-            out.push(',');
-            out.push_str(name);
-        }
-    }
-    for (labels, name) in [(&colocation, "colocation"), (&separation, "separation")] {
-        if !labels.is_empty() {
-            out.push(',');
-            out.push_str(name);
-        }
-    }
-    if fixed || offsets.is_some() {
-        out.push_str(",offset");
-    }
-    out.push('\n');
-    for (i, b) in buffers.iter().enumerate() {
-        out.push_str(&format!("{},{},{},{}", b.id, b.lower, b.upper, b.size));
-        if alignment {
-            out.push_str(&format!(",{}", b.alignment));
-        }
-        if hint {
-            out.push_str(&format!(",{}", b.hint.unwrap_or(-1)));
-        }
-        if gaps {
-            out.push(',');
-            let text: Vec<String> = b
-                .gaps
-                .iter()
-                .map(|g| match g.window {
-                    Some(w) => format!("{}-{}@{}:{}", g.lower, g.upper, w.lower, w.upper),
-                    None => format!("{}-{}", g.lower, g.upper),
-                })
-                .collect();
-            out.push_str(&text.join(" "));
-        }
-        for labels in [&colocation, &separation] {
-            if !labels.is_empty() {
-                out.push(',');
-                out.push_str(&labels[i]);
-            }
-        }
-        match (offsets, b.offset) {
-            (Some(o), _) => out.push_str(&format!(",{}", o[i])),
-            (None, Some(f)) => out.push_str(&format!(",{f}")),
-            (None, None) if fixed => out.push(','),
-            _ => {}
-        }
-        out.push('\n');
-    }
-    out
-}
-
-/// Each buffer's `colocation` and `separation` cells (`c3`: colocation
-/// group 3; `s0 s5`: separation groups 0 and 5), or empty lists when the
-/// problem has no such links.
-fn link_labels(problem: &Problem) -> (Vec<String>, Vec<String>) {
-    #[cfg(feature = "constraints")]
-    {
-        let n = problem.len();
-        let mut colocation = Vec::new();
-        if !problem.colocations().is_empty() {
-            colocation = std::vec![String::new(); n];
-            for (g, members) in problem.colocations().iter().enumerate() {
-                for &m in members {
-                    colocation[m as usize] = format!("c{g}");
-                }
-            }
-        }
-        let mut separation: Vec<String> = Vec::new();
-        if !problem.separations().is_empty() {
-            separation = std::vec![String::new(); n];
-            for (g, members) in problem.separations().iter().enumerate() {
-                for &m in members {
-                    let cell = &mut separation[m as usize];
-                    if !cell.is_empty() {
-                        cell.push(' ');
-                    }
-                    cell.push_str(&format!("s{g}"));
-                }
-            }
-        }
-        (colocation, separation)
-    }
-    #[cfg(not(feature = "constraints"))]
-    {
-        let _ = problem;
-        (Vec::new(), Vec::new())
     }
 }

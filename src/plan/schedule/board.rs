@@ -1,0 +1,219 @@
+//! What the lanes share: the board (the best placement, the bounds, the
+//! plain orders still to run and the tree they may have to wait for) and
+//! the incumbent placements it holds.
+
+use alloc::vec::Vec;
+use core::sync::atomic::{AtomicBool, AtomicI64, AtomicU64, AtomicUsize, Ordering};
+
+use super::{Goal, Work};
+use crate::heuristic::{Best, Variant};
+use crate::plan::options::Source;
+
+/// Above this many buffers, one hole-filling tree is built at a time: each
+/// takes up to a kilobyte a buffer (about 700 bytes measured on 100,000),
+/// so two at once would pass a quarter of a gigabyte here, and a
+/// gigabyte or more at a million. Below it the lanes build theirs side by
+/// side.
+const ONE_TREE_ABOVE: usize = 1 << 17;
+
+/// The best placement a lane or the board holds.
+#[derive(Clone, Debug)]
+pub(crate) struct Incumbent {
+    pub(crate) offsets: Vec<i64>,
+    pub(crate) height: i64,
+    pub(crate) source: Source,
+}
+
+impl Incumbent {
+    pub(super) fn from_best(b: Best) -> Incumbent {
+        Incumbent {
+            source: Source::Heuristic(b.variant.strategy, b.restart),
+            offsets: b.offsets,
+            height: b.height,
+        }
+    }
+}
+
+/// A value the lanes share: behind a lock with `std`; without it there is
+/// one lane and no lock is needed.
+pub(super) struct Slot<T> {
+    #[cfg(feature = "std")]
+    inner: std::sync::Mutex<T>,
+    #[cfg(not(feature = "std"))]
+    inner: core::cell::RefCell<T>,
+}
+
+impl<T> Slot<T> {
+    fn new(value: T) -> Self {
+        Slot {
+            #[cfg(feature = "std")]
+            inner: std::sync::Mutex::new(value),
+            #[cfg(not(feature = "std"))]
+            inner: core::cell::RefCell::new(value),
+        }
+    }
+
+    pub(super) fn with<R>(&self, f: impl FnOnce(&mut T) -> R) -> R {
+        #[cfg(feature = "std")]
+        let mut guard = self.inner.lock().unwrap_or_else(|e| e.into_inner());
+        #[cfg(not(feature = "std"))]
+        let mut guard = self.inner.borrow_mut();
+        f(&mut guard)
+    }
+
+    pub(super) fn into_inner(self) -> T {
+        #[cfg(feature = "std")]
+        return self.inner.into_inner().unwrap_or_else(|e| e.into_inner());
+        #[cfg(not(feature = "std"))]
+        return self.inner.into_inner();
+    }
+}
+
+/// What the lanes share.
+pub(crate) struct Board {
+    /// The next plain placement to run, and the heights of those run
+    /// (`i64::MAX`: not yet).
+    pub(super) next_plain: AtomicUsize,
+    pub(super) plain_heights: Vec<AtomicI64>,
+    /// Plain orders claimed while another lane held `holes`: run later.
+    pub(super) deferred: Slot<Vec<usize>>,
+    /// Held by the lane running a hole-filling placement.
+    pub(super) holes: AtomicBool,
+    /// Whether hole-filling placements take `holes` (one at a time).
+    pub(super) one_tree: bool,
+    /// Plain orders finished.
+    pub(super) plain_done: AtomicUsize,
+    /// Set when a lane has taken the coarse level (see
+    /// [`heuristic::coarsen`]), which runs once, after the strategies'
+    /// plain orders.
+    pub(super) coarse_taken: AtomicBool,
+    /// The last perturbed restart number handed out.
+    pub(super) next_restart: AtomicU64,
+    /// Placements run (plain and perturbed).
+    pub(crate) placements: AtomicU64,
+    /// The lowest height published, and its placement.
+    pub(super) height: AtomicI64,
+    pub(super) best: Slot<Option<Incumbent>>,
+    /// The proven lower bound.
+    pub(super) lower: AtomicI64,
+    /// Set when the lanes may stop.
+    pub(super) halt: AtomicBool,
+}
+
+impl Board {
+    pub(super) fn new(work: &Work<'_>, lower: i64) -> Board {
+        Board {
+            next_plain: AtomicUsize::new(0),
+            plain_heights: (0..work.variants.len())
+                .map(|_| AtomicI64::new(i64::MAX))
+                .collect(),
+            deferred: Slot::new(Vec::new()),
+            holes: AtomicBool::new(false),
+            one_tree: work.layout.len() > ONE_TREE_ABOVE,
+            plain_done: AtomicUsize::new(0),
+            coarse_taken: AtomicBool::new(false),
+            next_restart: AtomicU64::new(0),
+            placements: AtomicU64::new(0),
+            height: AtomicI64::new(i64::MAX),
+            best: Slot::new(None),
+            lower: AtomicI64::new(lower),
+            halt: AtomicBool::new(false),
+        }
+    }
+
+    /// Whether any of the first `upto` plain orders, or the coarse level,
+    /// is still to run.
+    pub(super) fn plain_left(&self, upto: usize) -> bool {
+        self.next_plain.load(Ordering::Relaxed) < upto
+            || self.deferred.with(|d| d.iter().any(|&i| i < upto))
+            || !self.coarse_taken.load(Ordering::Relaxed)
+    }
+
+    /// Whether the caller takes the coarse level now: once the
+    /// strategies' own plain orders have all been claimed.
+    pub(super) fn take_coarse(&self, primary: usize) -> bool {
+        self.next_plain.load(Ordering::Relaxed) >= primary
+            && !self.coarse_taken.load(Ordering::Relaxed)
+            && !self.coarse_taken.swap(true, Ordering::Relaxed)
+    }
+
+    /// The next plain order to run, and whether the caller now holds
+    /// `holes` (and must release it): one deferred for the tree when the
+    /// tree is free, else the next in line; a hole-filling one met while
+    /// another lane holds the tree is deferred. `None`: none can run now.
+    pub(super) fn claim_plain(&self, variants: &[Variant]) -> Option<(usize, bool)> {
+        let take_tree = || {
+            self.holes
+                .compare_exchange(false, true, Ordering::Acquire, Ordering::Relaxed)
+                .is_ok()
+        };
+        if take_tree() {
+            // Deferred ones are in claim order: the first is the cheapest.
+            match self.deferred.with(|d| (!d.is_empty()).then(|| d.remove(0))) {
+                Some(i) => return Some((i, true)),
+                None => self.holes.store(false, Ordering::Release),
+            }
+        }
+        loop {
+            let i = self.next_plain.fetch_add(1, Ordering::Relaxed);
+            if i >= variants.len() {
+                // Keep the counter from running on past the end.
+                self.next_plain.store(variants.len(), Ordering::Relaxed);
+                return None;
+            }
+            if !self.one_tree || !variants[i].strategy.fills_holes() {
+                return Some((i, false));
+            }
+            if take_tree() {
+                return Some((i, true));
+            }
+            self.deferred.with(|d| d.push(i));
+        }
+    }
+
+    /// The lowest height published (`i64::MAX`: none).
+    pub(crate) fn height(&self) -> i64 {
+        self.height.load(Ordering::Relaxed)
+    }
+
+    /// The proven lower bound.
+    pub(crate) fn lower(&self) -> i64 {
+        self.lower.load(Ordering::Relaxed)
+    }
+
+    /// Raises the proven lower bound.
+    pub(crate) fn prove(&self, bound: i64) {
+        self.lower.fetch_max(bound, Ordering::Relaxed);
+    }
+
+    /// Keeps `inc` if it is the lowest yet; whether it was.
+    pub(super) fn publish(&self, work: &Work<'_>, inc: &Incumbent) -> bool {
+        // `i64::MAX` is also a height (a max load of 2^63 - 1): equal to
+        // the mark for none, the slot below decides.
+        if inc.height > self.height() {
+            return false;
+        }
+        let kept = self.best.with(|best| {
+            if best.as_ref().is_some_and(|b| b.height <= inc.height) {
+                return false;
+            }
+            *best = Some(inc.clone());
+            self.height.fetch_min(inc.height, Ordering::Relaxed);
+            true
+        });
+        if kept {
+            work.report(Some(inc.height), self.lower());
+        }
+        kept
+    }
+
+    pub(super) fn done(&self, goal: Goal) -> bool {
+        let (height, lower) = (self.height(), self.lower());
+        // `i64::MAX` stands for no placement yet (a capacity may be that).
+        let placed = height < i64::MAX || self.best.with(|b| b.is_some());
+        match goal {
+            Goal::Fit(capacity) => (placed && height <= capacity) || lower > capacity,
+            Goal::Minimize => placed && height <= lower,
+        }
+    }
+}

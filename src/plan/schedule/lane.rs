@@ -1,0 +1,318 @@
+//! One lane: the rounds a core runs (placements, the exact search,
+//! repair), its best placement, and how it trades with the board.
+
+use alloc::vec::Vec;
+use core::sync::atomic::Ordering;
+
+use super::{
+    Board, CoarseSolve, Exact, ExactRound, Goal, Incumbent, Work, EXACT_NODES, RESTART_CUTOFF,
+    UNIT_MIN, UNIT_PER_BUFFER,
+};
+use crate::deadline::{Deadline, Poll, Stop};
+use crate::heuristic::{self, Layout, Repair, Variant};
+use crate::plan::options::Source;
+
+pub(super) struct Lane<'w, 'a> {
+    pub(super) work: &'w Work<'a>,
+    pub(super) board: &'w Board,
+    pub(super) deadline: &'w Deadline<'w>,
+    /// The lane's own seed, for its repairs.
+    pub(super) seed: u64,
+    /// The lane's best placement, unless the repair holds a lower one.
+    pub(super) mine: Option<Incumbent>,
+    pub(super) repair: Option<Repair<'w>>,
+    /// Whether the repair works on the lane's best placement (else it
+    /// is reset to it before its next step).
+    pub(super) repairing_mine: bool,
+    pub(super) ranked: Option<Vec<Variant>>,
+    /// How many plain orders had finished when `ranked` was made.
+    pub(super) ranked_at: usize,
+    pub(super) coarse_solve: Option<&'w CoarseSolve<'w>>,
+    /// Repairs begun, for their seeds.
+    pub(super) repaired: u64,
+    /// Lanes running.
+    pub(super) lanes: usize,
+}
+
+impl Lane<'_, '_> {
+    pub(super) fn run(&mut self, goal: Goal, mut exact: Option<&mut ExactRound<'_>>) {
+        let n = self.work.layout.len() as u64;
+        let unit = (UNIT_PER_BUFFER * n).max(UNIT_MIN);
+        let timed = self.work.deadline.remaining().is_some();
+        let quota = self
+            .work
+            .options
+            .restarts
+            .unwrap_or_else(|| heuristic::default_count(n as usize));
+        let (mut placing, mut repairing) = (0i64, 0i64);
+        let mut exact_done = exact.is_none();
+        for round in 0u32.. {
+            if self.board.done(goal) || self.deadline.check().is_err() {
+                break;
+            }
+            let grant = i64::try_from(unit << round.min(40)).unwrap_or(i64::MAX / 4);
+            // With other lanes placing, lane 0 gives its time to the
+            // exact search until that is done (after round 0's placements).
+            let placing_here = exact_done || self.lanes == 1 || round == 0;
+            placing = placing.saturating_add(grant).min(grant);
+            // Every strategy's plain order runs in round 0, whatever the
+            // grant.
+            let plain_left = || round == 0 && self.board.plain_left(self.work.primary);
+            while placing_here && (placing > 0 || plain_left()) && !self.board.done(goal) {
+                match self.place_one() {
+                    Some(Ok(used)) => placing -= used as i64,
+                    Some(Err(_)) => return self.publish(),
+                    None => break,
+                }
+            }
+            self.publish();
+            if self.board.done(goal) {
+                break;
+            }
+            if let Some(ex) = exact.as_deref_mut().filter(|_| !exact_done) {
+                let nodes = (self.lanes == 1).then(|| EXACT_NODES << (2 * round).min(40));
+                match ex(nodes, self.deadline, self.board) {
+                    Exact::Found(inc) => self.offer(inc),
+                    Exact::Nothing => {}
+                    Exact::Done => exact_done = true,
+                }
+                self.publish();
+                if self.board.done(goal) {
+                    break;
+                }
+            }
+            // While plain placements remain, repair takes less: they are
+            // what the portfolio measures first.
+            let plain_left = self.board.plain_left(self.work.variants.len());
+            repairing = repairing
+                .saturating_add(if plain_left { grant / 4 } else { grant })
+                .min(grant);
+            if placing_here && self.repair_for(&mut repairing, goal).is_err() {
+                return self.publish();
+            }
+            self.publish();
+            self.adopt();
+            if !timed || self.work.options.restarts.is_some() {
+                let placed = self.board.placements.load(Ordering::Relaxed);
+                let variants = self.work.variants.len() as u64;
+                if placed >= quota.saturating_add(variants) && exact_done {
+                    break;
+                }
+                if self.work.variants.is_empty() && exact_done {
+                    break;
+                }
+            }
+        }
+        self.publish();
+    }
+
+    /// One placement: the next plain order, or else the next perturbed
+    /// restart. Returns the work it took, or `None` with nothing to run.
+    fn place_one(&mut self) -> Option<Result<u64, Stop>> {
+        let layout = &self.work.layout;
+        let variants = &self.work.variants;
+        // A unit of a hole-filling placement can be a tree walk of a
+        // microsecond: the clock is read every 2048 units.
+        let mut poll = Poll::new(self.deadline, 1 << 11);
+        if self.board.take_coarse(self.work.primary) {
+            return Some(self.coarse(&mut poll).map(|()| poll.used().max(1)));
+        }
+        let placed = if let Some((i, holes)) = self.board.claim_plain(variants) {
+            let found = heuristic::plain(layout, variants[i], &mut poll);
+            if holes {
+                self.board.holes.store(false, Ordering::Release);
+            }
+            if let Ok(b) = &found {
+                self.board.plain_heights[i].store(b.height, Ordering::Relaxed);
+                self.board.plain_done.fetch_add(1, Ordering::Relaxed);
+            }
+            found
+        } else {
+            // Ranked again whenever another plain order has finished.
+            let done = self.board.plain_done.load(Ordering::Relaxed);
+            if self.ranked.is_none() || self.ranked_at != done {
+                self.ranked = Some(self.rank());
+                self.ranked_at = done;
+            }
+            let ranked = self.ranked.as_deref().unwrap_or(&[]);
+            if ranked.is_empty() {
+                return None;
+            }
+            let j = self.board.next_restart.fetch_add(1, Ordering::Relaxed) + 1;
+            heuristic::perturbed(layout, ranked, j, self.seed_for_restarts(), &mut poll)
+        };
+        Some(placed.map(|b| {
+            self.board.placements.fetch_add(1, Ordering::Relaxed);
+            self.offer(Incumbent::from_best(b));
+            poll.used().max(1)
+        }))
+    }
+
+    /// Every strategy's plain order on the coarse problem, if buffers
+    /// merge (see [`heuristic::coarsen`]), each lifted back and offered.
+    fn coarse(&mut self, poll: &mut Poll<'_>) -> Result<(), Stop> {
+        if self.work.variants.is_empty() {
+            return Ok(());
+        }
+        let Some(coarse) = heuristic::coarsen::coarsen(self.work.problem, poll)? else {
+            return Ok(());
+        };
+        // Half as many buffers or fewer: else the coarse problem is
+        // nearly this one, and its placements near repeats of those run
+        // already (real graphs merge a quarter of their buffers).
+        if 2 * coarse.problem.len() > self.work.problem.len() {
+            return Ok(());
+        }
+        let layout = Layout::new(&coarse.problem, poll)?;
+        if layout.fixed_clash {
+            return Ok(());
+        }
+        for &variant in &self.work.variants[..self.work.primary] {
+            let b = heuristic::plain(&layout, variant, poll)?;
+            self.board.placements.fetch_add(1, Ordering::Relaxed);
+            self.offer(Incumbent {
+                offsets: coarse.lift(&b.offsets),
+                height: b.height,
+                source: Source::Coarsened,
+            });
+        }
+        // A smaller problem, on which the exact search and repair reach
+        // further: it gets half the time left (with a timeout; without
+        // one, plans stay cheap).
+        if let (Some(solve), Some(left)) = (self.coarse_solve, self.deadline.remaining()) {
+            drop(layout);
+            if let Some(inc) = solve(&coarse.problem, self.deadline.sooner(left / 2)) {
+                self.offer(Incumbent {
+                    offsets: coarse.lift(&inc.offsets),
+                    height: inc.height,
+                    source: Source::Coarsened,
+                });
+            }
+            poll.now()?;
+        }
+        Ok(())
+    }
+
+    /// Perturbed restarts are numbered across the lanes, so they share
+    /// one seed: the same restart number gives the same order anywhere.
+    fn seed_for_restarts(&self) -> u64 {
+        self.work.options.seed
+    }
+
+    /// The variants worth restarting, by the heights of their plain
+    /// placements, lowest first (ties: cheapest first); those not run yet
+    /// come last.
+    fn rank(&self) -> Vec<Variant> {
+        let lower = self.board.lower();
+        let mut heights: Vec<(i64, usize)> = self
+            .board
+            .plain_heights
+            .iter()
+            .enumerate()
+            .map(|(i, h)| (h.load(Ordering::Relaxed), i))
+            .collect();
+        heights.sort_unstable();
+        let excess = |h: i64| h.saturating_sub(lower).max(0);
+        let cut = heights
+            .first()
+            .map_or(0, |&(h, _)| excess(h).saturating_mul(RESTART_CUTOFF));
+        heights
+            .into_iter()
+            .filter(|&(h, _)| h == i64::MAX || excess(h) <= cut)
+            .map(|(_, i)| self.work.variants[i])
+            .collect()
+    }
+
+    /// Takes `inc` if it is lower than the lane's best.
+    fn offer(&mut self, inc: Incumbent) {
+        let none = self.mine.is_none() && !(self.repairing_mine && self.repair.is_some());
+        if inc.height < self.height() || none {
+            self.board.publish(self.work, &inc);
+            self.mine = Some(inc);
+            self.repairing_mine = false;
+        }
+    }
+
+    /// The lane's best height (`i64::MAX`: none).
+    fn height(&self) -> i64 {
+        match (&self.repair, &self.mine) {
+            (Some(r), Some(m)) if self.repairing_mine => r.height().min(m.height),
+            (None, Some(m)) => m.height,
+            _ => i64::MAX,
+        }
+    }
+
+    /// Repair steps while the grant lasts.
+    fn repair_for(&mut self, credit: &mut i64, goal: Goal) -> Result<(), Stop> {
+        let Some(mine) = &self.mine else {
+            return Ok(());
+        };
+        if self.work.layout.fixed_clash {
+            return Ok(());
+        }
+        let target = match goal {
+            Goal::Fit(capacity) => capacity,
+            Goal::Minimize => self.board.lower(),
+        };
+        let mut poll = Poll::new(self.deadline, 1 << 12);
+        self.repaired += 1;
+        let seed = self.seed ^ self.repaired.wrapping_mul(0xD6E8_FEB8_6659_FD93);
+        match self.repair.as_mut() {
+            // The index over time is the layout's: built once a lane.
+            None => {
+                let offsets = mine.offsets.clone();
+                self.repair = Some(Repair::new(&self.work.layout, offsets, seed, &mut poll)?);
+            }
+            Some(r) if !self.repairing_mine => r.reset(mine.offsets.clone(), seed),
+            Some(_) => {}
+        }
+        self.repairing_mine = true;
+        let Some(repair) = self.repair.as_mut() else {
+            return Ok(());
+        };
+        let mut stalled = 0u32;
+        while *credit > 0 && repair.height() > target {
+            let before = poll.used();
+            let lowered = repair.step(target, &mut poll)?;
+            *credit -= (poll.used() - before).max(1) as i64;
+            // Peaks that a window cannot lower (a fixed buffer on top):
+            // stop spending on them.
+            stalled = if lowered { 0 } else { stalled + 1 };
+            if stalled > 1 << 16 {
+                break;
+            }
+        }
+
+        Ok(())
+    }
+
+    /// Publishes the lane's best if the repair lowered it or it is new.
+    pub(super) fn publish(&mut self) {
+        if let Some(repair) = self.repair.as_ref().filter(|_| self.repairing_mine) {
+            let mine = self.mine.as_ref().map_or(i64::MAX, |m| m.height);
+            if repair.height() < mine {
+                self.mine = Some(Incumbent {
+                    offsets: repair.offsets().to_vec(),
+                    height: repair.height(),
+                    source: Source::Repaired,
+                });
+            }
+        }
+        if let Some(mine) = &self.mine {
+            self.board.publish(self.work, mine);
+        }
+    }
+
+    /// Takes the board's placement when it is lower than the lane's.
+    fn adopt(&mut self) {
+        if self.board.height() >= self.height() {
+            return;
+        }
+        if let Some(b) = self.board.best.with(|b| b.clone()) {
+            if b.height < self.height() {
+                self.mine = Some(b);
+                self.repairing_mine = false;
+            }
+        }
+    }
+}
