@@ -54,19 +54,6 @@ pub(crate) struct Repair<'a> {
     scratch: Scratch,
     /// Steps whose window the exact search placed lower.
     pub(crate) by_exact: u64,
-    /// Steps taken, kept (no higher) and lowered, and buffers moved in
-    /// all: what `--stats` and the bench report of a repair.
-    pub(crate) counts: Counts,
-}
-
-/// What a repair did.
-#[derive(Clone, Copy, Debug, Default)]
-pub(crate) struct Counts {
-    pub(crate) steps: u64,
-    pub(crate) kept: u64,
-    pub(crate) lowered: u64,
-    pub(crate) window_buffers: u64,
-    pub(crate) visited: u64,
 }
 
 impl<'a> Repair<'a> {
@@ -93,7 +80,6 @@ impl<'a> Repair<'a> {
             stack: Vec::new(),
             scratch: Scratch::default(),
             by_exact: 0,
-            counts: Counts::default(),
         })
     }
 
@@ -216,9 +202,6 @@ impl<'a> Repair<'a> {
             }
         }
         poll.tick(16 * self.near.len() as u64 + 16)?;
-        self.counts.steps += 1;
-        self.counts.window_buffers += self.window.len() as u64;
-        self.counts.visited += self.near.len() as u64;
         let exact = self.window.len() <= EXACT_WINDOW && self.rng.below(0, 4) == 0;
         let new_top = match exact {
             true => match self.exact_window(&occ, &time, floor, old_top, poll)? {
@@ -237,13 +220,9 @@ impl<'a> Repair<'a> {
         if new_top > old_top {
             return Ok(false);
         }
-        self.counts.kept += 1;
         for (&x, &at) in self.window.iter().zip(&self.placed) {
             self.offsets[x as usize] = at;
             self.index.set_top(x as usize, at + layout.size[x as usize]);
-        }
-        if new_top < old_top {
-            self.counts.lowered += 1;
         }
         Ok(new_top < old_top)
     }
