@@ -5,8 +5,8 @@ use alloc::vec::Vec;
 use core::sync::atomic::Ordering;
 
 use super::{
-    Board, CoarseSolve, Exact, ExactRound, Goal, Incumbent, Work, EXACT_NODES, RESTART_CUTOFF,
-    UNIT_MIN, UNIT_PER_BUFFER,
+    Board, CoarseSolve, Exact, ExactRound, Goal, Incumbent, Work, EXACT_NODES, UNIT_MIN,
+    UNIT_PER_BUFFER,
 };
 use crate::deadline::{Deadline, Poll, Stop};
 use crate::heuristic::{self, Layout, Repair, Variant};
@@ -199,11 +199,16 @@ impl Lane<'_, '_> {
         self.work.options.seed
     }
 
-    /// The variants worth restarting, by the heights of their plain
+    /// The variants to restart, by the heights of their plain
     /// placements, lowest first (ties: cheapest first); those not run yet
-    /// come last.
+    /// come last. Restarts go to them in geometric shares by rank (half
+    /// to the first, a quarter to the second, ...; see
+    /// [`heuristic::perturbed`]), so none is left out: a strategy whose
+    /// plain order is far behind can still win once perturbed, and the
+    /// first keeps half the restarts whatever the others are. A deeper
+    /// layering of one strategy that places exactly as a shallower one
+    /// (nothing nests that deep) is the same order: it is ranked once.
     fn rank(&self) -> Vec<Variant> {
-        let lower = self.board.lower();
         let mut heights: Vec<(i64, usize)> = self
             .board
             .plain_heights
@@ -212,15 +217,18 @@ impl Lane<'_, '_> {
             .map(|(i, h)| (h.load(Ordering::Relaxed), i))
             .collect();
         heights.sort_unstable();
-        let excess = |h: i64| h.saturating_sub(lower).max(0);
-        let cut = heights
-            .first()
-            .map_or(0, |&(h, _)| excess(h).saturating_mul(RESTART_CUTOFF));
-        heights
-            .into_iter()
-            .filter(|&(h, _)| h == i64::MAX || excess(h) <= cut)
-            .map(|(_, i)| self.work.variants[i])
-            .collect()
+        let variants = &self.work.variants;
+        let mut ranked: Vec<Variant> = Vec::with_capacity(heights.len());
+        for (k, &(h, i)) in heights.iter().enumerate() {
+            let repeat = h != i64::MAX
+                && heights[..k]
+                    .iter()
+                    .any(|&(g, j)| g == h && variants[j].strategy == variants[i].strategy);
+            if !repeat {
+                ranked.push(variants[i]);
+            }
+        }
+        ranked
     }
 
     /// Takes `inc` if it is lower than the lane's best.

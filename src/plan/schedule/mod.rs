@@ -59,11 +59,6 @@ const UNIT_MIN: u64 = 1 << 14;
 /// (an attempt starts over, so a steep growth wastes less).
 const EXACT_NODES: u64 = 100_000;
 
-/// Variants whose plain placement is more than this many times as far
-/// above the lower bound as the best one get no restarts: none has been
-/// seen to win by perturbation from there.
-const RESTART_CUTOFF: i64 = 4;
-
 /// A problem and its layout, shared by the lanes of one plan.
 pub(crate) struct Work<'a> {
     pub(crate) problem: &'a Problem,
