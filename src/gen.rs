@@ -25,7 +25,7 @@
 use alloc::format;
 use alloc::vec::Vec;
 
-use crate::problem::Buffer;
+use crate::model::problem::Buffer;
 use crate::rng::Rng;
 
 /// Which kind of instance to generate.
@@ -367,7 +367,9 @@ pub fn kernel(spec: Spec, separated: Option<f64>) -> (Vec<Buffer>, Vec<Vec<usize
 /// The problem `spec` describes, with capacity `i64::MAX`: the buffers of
 /// [`generate`] and, for [`Family::Kernel`], its separation groups (where
 /// the build has them).
-pub fn generate_problem(spec: Spec) -> Result<crate::problem::Problem, crate::problem::Error> {
+pub fn generate_problem(
+    spec: Spec,
+) -> Result<crate::model::problem::Problem, crate::model::problem::Error> {
     match spec.family {
         Family::Kernel => with_separations(kernel(spec, None)),
         _ => with_separations((generate(spec), Vec::new())),
@@ -379,15 +381,15 @@ pub fn generate_problem(spec: Spec) -> Result<crate::problem::Problem, crate::pr
 pub fn kernel_problem(
     spec: Spec,
     separated: f64,
-) -> Result<crate::problem::Problem, crate::problem::Error> {
+) -> Result<crate::model::problem::Problem, crate::model::problem::Error> {
     with_separations(kernel(spec, Some(separated)))
 }
 
 fn with_separations(
     (buffers, groups): (Vec<Buffer>, Vec<Vec<usize>>),
-) -> Result<crate::problem::Problem, crate::problem::Error> {
+) -> Result<crate::model::problem::Problem, crate::model::problem::Error> {
     #[allow(unused_mut)]
-    let mut problem = crate::problem::Problem::new(i64::MAX, buffers)?;
+    let mut problem = crate::model::problem::Problem::new(i64::MAX, buffers)?;
     #[cfg(feature = "constraints")]
     for group in &groups {
         problem.separate(group)?;
@@ -415,7 +417,7 @@ mod tests {
                     family: Family::Planted,
                 };
                 let (buffers, height, offsets) = planted_with_offsets(spec);
-                let problem = crate::problem::Problem::new(height, buffers).unwrap();
+                let problem = crate::model::problem::Problem::new(height, buffers).unwrap();
                 let solution = crate::solution::Solution { offsets };
                 crate::solution::validate(&problem, &solution).unwrap();
                 assert_eq!(solution.height(&problem), height);

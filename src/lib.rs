@@ -46,18 +46,13 @@ extern crate std;
 #[cfg(feature = "std")]
 pub mod csv;
 pub mod deadline;
-pub mod error;
 pub mod ffi;
 pub mod gen;
 #[cfg(feature = "heuristics")]
 pub mod heuristic;
-#[cfg(feature = "constraints")]
-pub mod links;
 mod math;
+pub mod model;
 pub mod plan;
-#[cfg(feature = "constraints")]
-pub mod pools;
-pub mod problem;
 mod rng;
 #[cfg(not(feature = "std"))]
 mod runtime;
@@ -69,6 +64,11 @@ pub mod svg;
 pub mod sweep;
 mod text;
 mod trees;
+
+// The model's modules keep the paths they had before they moved under it.
+pub use model::{error, problem};
+#[cfg(feature = "constraints")]
+pub use model::{links, pools};
 
 pub use deadline::{Deadline, Stop};
 pub use plan::{plan, Method, Objective, Options, Outcome, Source, Status};

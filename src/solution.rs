@@ -8,7 +8,7 @@
 use alloc::collections::BTreeMap;
 use alloc::vec::Vec;
 
-use crate::problem::{Error, Problem};
+use crate::model::problem::{Error, Problem};
 
 /// An offset for every buffer, in the problem's order.
 #[derive(Clone, Debug, PartialEq, Eq, Default)]
@@ -400,7 +400,10 @@ fn check_separations(problem: &Problem, offsets: &[i64]) -> Result<(), Validatio
 /// the byte ranges of the pieces live then, as disjoint
 /// `(start, end, lower, upper)`.
 #[cfg(feature = "constraints")]
-fn union_pieces(buffers: &[crate::problem::Buffer], members: &[u32]) -> Vec<(i64, i64, i64, i64)> {
+fn union_pieces(
+    buffers: &[crate::model::problem::Buffer],
+    members: &[u32],
+) -> Vec<(i64, i64, i64, i64)> {
     let mut parts: Vec<(i64, i64, i64, i64)> = Vec::new();
     for &m in members {
         for p in buffers[m as usize].pieces() {

@@ -13,7 +13,7 @@
 use std::fmt::Write;
 use std::string::String;
 
-use crate::problem::Problem;
+use crate::model::problem::Problem;
 
 /// Pieces above which sub-pixel pieces are left out.
 pub const FULL_DETAIL: usize = 200_000;
@@ -285,7 +285,7 @@ pub fn stack(panels: &[String]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::problem::{Buffer, Gap};
+    use crate::model::problem::{Buffer, Gap};
 
     #[test]
     fn ticks_are_round_and_inside() {

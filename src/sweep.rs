@@ -20,7 +20,7 @@ use alloc::vec;
 use alloc::vec::Vec;
 
 use crate::deadline::{sort_polled, Poll, Stop};
-use crate::problem::Problem;
+use crate::model::problem::Problem;
 
 /// A buffer's presence in a range of sections: sections `[first, end)`,
 /// occupying `[lower, upper)` relative to its offset.
@@ -441,7 +441,7 @@ pub(crate) fn busiest(problem: &Problem) -> (i64, i64) {
 mod tests {
     use super::*;
     use crate::deadline::Deadline;
-    use crate::problem::{Buffer, Gap, Window};
+    use crate::model::problem::{Buffer, Gap, Window};
 
     fn run(problem: &Problem) -> Sweep {
         let d = Deadline::none();

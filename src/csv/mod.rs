@@ -15,7 +15,7 @@ use std::fmt;
 use std::string::{String, ToString};
 use std::vec::Vec;
 
-use crate::problem::{Buffer, Error, Field, Gap, Lifetime, Problem, Window};
+use crate::model::problem::{Buffer, Error, Field, Gap, Lifetime, Problem, Window};
 
 /// A CSV input that cannot be read: where and why.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -111,7 +111,7 @@ pub fn read_pooled(
     text: &str,
     capacity: i64,
     lifetime: Lifetime,
-    pools: &[crate::pools::Pool],
+    pools: &[crate::model::pools::Pool],
 ) -> Result<(Problem, Table), CsvError> {
     read_inner(text, capacity, lifetime, pools)
 }
@@ -127,7 +127,7 @@ fn read_pooled(
 }
 
 #[cfg(feature = "constraints")]
-type PoolList<'a> = &'a [crate::pools::Pool];
+type PoolList<'a> = &'a [crate::model::pools::Pool];
 #[cfg(not(feature = "constraints"))]
 type PoolList<'a> = &'a [()];
 

@@ -6,7 +6,7 @@ use std::format;
 use std::string::String;
 use std::vec::Vec;
 
-use crate::problem::Problem;
+use crate::model::problem::Problem;
 
 /// Writes a problem (and optionally offsets) in the reference format, with
 /// the optional columns only when some buffer needs them.

@@ -170,7 +170,7 @@ impl Message {
     }
 
     /// Sets the message to `error`'s text.
-    pub(crate) fn set_error(&self, error: &crate::problem::Error) {
+    pub(crate) fn set_error(&self, error: &crate::model::problem::Error) {
         let mut text = String::new();
         let _ = error.write_to(&mut text);
         self.set(&text);

@@ -62,7 +62,7 @@ pub unsafe extern "C" fn minimalloc_problem_add_pool(
                     )
                     .into_owned()
                 };
-                let pool = crate::pools::Pool {
+                let pool = crate::model::pools::Pool {
                     name,
                     capacity,
                     base,

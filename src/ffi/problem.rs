@@ -6,7 +6,7 @@ use core::ffi::{c_char, c_int};
 use core::ptr;
 
 use super::{entry, guard, minimalloc_status, record, Message};
-use crate::problem::{Buffer, BufferError, Error, Field, Gap, Lifetime, Problem, Window};
+use crate::model::problem::{Buffer, BufferError, Error, Field, Gap, Lifetime, Problem, Window};
 
 /// How the lifetimes and gaps given to a problem are written.
 #[repr(C)]

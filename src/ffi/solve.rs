@@ -236,7 +236,7 @@ fn solve(
         let height = solution.height(problem);
         // The base is checked above but for this (as Solution::addresses).
         if height.checked_add(base).is_none() {
-            message.set_error(&crate::problem::Error::BaseOverflow { base, height });
+            message.set_error(&crate::model::problem::Error::BaseOverflow { base, height });
             return minimalloc_status::InvalidArgument;
         }
         let mut offsets = solution.offsets;
@@ -253,7 +253,7 @@ fn solve(
 
 /// Plans, calling the options' progress callback if they have one.
 fn plan_reporting(
-    problem: &crate::problem::Problem,
+    problem: &crate::model::problem::Problem,
     options: &Options,
     report: Option<&minimalloc_options>,
 ) -> crate::plan::Outcome {

@@ -43,7 +43,7 @@ pub(crate) use restarts::{perturbed, plain};
 
 use crate::deadline::{sort_polled, Poll, Stop};
 pub(crate) use crate::math::align_up;
-use crate::problem::Problem;
+use crate::model::problem::Problem;
 use crate::rng::Rng;
 use crate::trees::{ChmaxTree, MaxTree};
 

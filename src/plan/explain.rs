@@ -22,7 +22,7 @@ use alloc::vec::Vec;
 
 use super::Options;
 use crate::deadline::Deadline;
-use crate::problem::Problem;
+use crate::model::problem::Problem;
 use crate::solver::{self, Verdict};
 
 /// Buffers that cannot fit below the capacity together.

@@ -20,7 +20,7 @@
 use super::options::{Outcome, Source, Status};
 use super::schedule::{self, Board, Exact, Goal, Incumbent, Work};
 use crate::deadline::{Deadline, Stop};
-use crate::problem::Problem;
+use crate::model::problem::Problem;
 use crate::solution::Solution;
 use crate::solver::{self, Stats, Verdict};
 

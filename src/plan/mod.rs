@@ -30,7 +30,7 @@ pub use options::*;
 pub use pools::{PoolReport, Pooled};
 
 use crate::deadline::Deadline;
-use crate::problem::Problem;
+use crate::model::problem::Problem;
 use crate::solution::Solution;
 use crate::solver::{self, Verdict};
 
@@ -70,7 +70,7 @@ pub fn plan(problem: &Problem, options: &Options) -> Outcome {
 }
 
 /// Plans a problem with colocations or separations: on its lowering to
-/// plain buffers (see `crate::links::Lowered`), read back per buffer.
+/// plain buffers (see `crate::model::links::Lowered`), read back per buffer.
 #[cfg(feature = "constraints")]
 fn plan_linked(problem: &Problem, options: &Options) -> Outcome {
     match problem.lowered() {

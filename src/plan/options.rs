@@ -10,7 +10,7 @@ use core::time::Duration;
 use crate::deadline::{Clock, Deadline, Stop};
 #[cfg(feature = "heuristics")]
 use crate::heuristic::Strategy;
-use crate::problem::Problem;
+use crate::model::problem::Problem;
 use crate::solution::Solution;
 use crate::solver::{Params, Stats};
 

@@ -1,4 +1,4 @@
-//! Planning over several memory pools (see `crate::pools`).
+//! Planning over several memory pools (see `crate::model::pools`).
 //!
 //! Buffers move as units (a colocation group is one unit; it may go only
 //! to the pools all its members list). Every unit starts in its preferred
@@ -19,7 +19,7 @@ use alloc::vec::Vec;
 use core::time::Duration;
 
 use super::{plan, Objective, Options, Outcome, Status};
-use crate::problem::Problem;
+use crate::model::problem::Problem;
 use crate::solution::Solution;
 
 /// What one pool holds.

@@ -47,7 +47,7 @@ use order::{Orderings, Traits};
 use search::{Part, RunEnd, Search, FREE};
 
 use crate::deadline::{Deadline, Poll, Stop};
-use crate::problem::Problem;
+use crate::model::problem::Problem;
 use crate::sweep::{self, Sweep};
 
 /// Switches for the search's rules, and the orderings it tries.

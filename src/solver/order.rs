@@ -6,7 +6,7 @@ use core::fmt;
 use core::str::FromStr;
 
 use crate::deadline::{sort_polled, Poll, Stop};
-use crate::problem::Problem;
+use crate::model::problem::Problem;
 use crate::sweep::Sweep;
 use crate::trees::MaxTree;
 

@@ -24,7 +24,7 @@ mod passes;
 use alloc::vec::Vec;
 
 use crate::deadline::{Poll, Stop};
-use crate::problem::{Buffer, Problem};
+use crate::model::problem::{Buffer, Problem};
 use passes::{chain_pass, paired_stack_pass, stack_pass};
 
 /// A rectangle: merged buffers, or one buffer as it is.
@@ -210,7 +210,7 @@ mod tests {
                 let mut b = Buffer::new(alloc::format!("{i}"), lower, upper, size);
                 b.alignment = [1, 8, 16][rng.below(0, 3) as usize];
                 if rng.below(0, 8) == 0 {
-                    b.gaps.push(crate::problem::Gap {
+                    b.gaps.push(crate::model::problem::Gap {
                         lower: lower + 1,
                         upper: lower + 2,
                         window: None,

@@ -31,7 +31,7 @@ impl Repair<'_> {
         old_top: i64,
         poll: &mut Poll<'_>,
     ) -> Result<Option<i64>, Stop> {
-        use crate::problem::{Buffer, Problem};
+        use crate::model::problem::{Buffer, Problem};
         let layout = self.layout;
         // Offsets shift down by `base`, a multiple of every alignment in
         // the window, so that the shifted problem keeps them.

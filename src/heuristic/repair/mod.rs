@@ -284,7 +284,7 @@ mod tests {
     use super::*;
     use crate::deadline::Deadline;
     use crate::heuristic::{plain, Strategy, Variant};
-    use crate::problem::{Buffer, Gap, Problem, Window};
+    use crate::model::problem::{Buffer, Gap, Problem, Window};
     use crate::solution::{validate_below, Solution};
 
     /// A random problem with alignment, gaps, windows and (valid) fixed

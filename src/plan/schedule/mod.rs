@@ -48,7 +48,7 @@ use lane::Lane;
 use super::options::{Method, Options, Report};
 use crate::deadline::{Deadline, Poll, Stop};
 use crate::heuristic::{Layout, Strategy, Variant};
-use crate::problem::Problem;
+use crate::model::problem::Problem;
 
 /// Work granted per activity in round 0, per buffer (and at least
 /// `UNIT_MIN`): about one cheap placement.

@@ -1,0 +1,137 @@
+#!/usr/bin/env python3
+"""Finds import circles between the files of src/: prints each and exits 1.
+
+A file uses another when its code (tests left out) names an item of it: a
+path through `crate::`, `super::` or `self::`, or a child module declared
+with `mod`. A child that names its parent's items uses the parent; a
+parent's `mod child;` alone is not a use. Imports must only go down, so
+the graph of uses must have no cycle.
+"""
+import os
+import re
+import sys
+
+ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "src")
+
+
+def module_of(rel):
+    """Module path (tuple) of a file path under src/."""
+    parts = rel[:-3].split(os.sep)
+    if parts[-1] in ("lib", "mod"):
+        parts = parts[:-1]
+    return tuple(parts)
+
+
+def code_of(text):
+    """The file's code without comments, strings and test modules."""
+    text = re.sub(r"//[^\n]*", "", text)
+    text = re.sub(r'"(\\.|[^"\\])*"', '""', text)
+    cut = re.search(r"#\[cfg\(test\)\]\s*(pub(\([^)]*\))?\s+)?mod\s+\w+\s*\{", text)
+    if cut:
+        text = text[: cut.start()]
+    return text
+
+
+def main():
+    files = {}
+    for dirpath, _, names in os.walk(ROOT):
+        for name in names:
+            if name.endswith(".rs"):
+                path = os.path.join(dirpath, name)
+                rel = os.path.relpath(path, ROOT)
+                if rel.startswith("bin" + os.sep):
+                    continue  # the CLI is its own crate
+                files[module_of(rel)] = (rel, code_of(open(path).read()))
+    modules = set(files)
+
+    def resolve(path):
+        """The file module a path (tuple) lands in: its longest prefix."""
+        for k in range(len(path), -1, -1):
+            if path[:k] in modules:
+                return path[:k]
+        return None
+
+    uses = {m: set() for m in modules}
+    for mod, (rel, code) in files.items():
+        children = set(re.findall(r"^\s*(?:pub(?:\([^)]*\))?\s+)?mod\s+(\w+)\s*;", code, re.M))
+        for m in re.finditer(r"\b((?:crate|super|self)(?:::\w+)+|(?:\w+)(?:::\w+)+)", code):
+            parts = m.group(1).split("::")
+            if parts[0] == "crate":
+                target = tuple(parts[1:])
+            elif parts[0] in ("super", "self"):
+                base = list(mod)
+                while parts and parts[0] in ("super", "self"):
+                    if parts[0] == "super":
+                        base = base[:-1]
+                    parts = parts[1:]
+                target = tuple(base + parts)
+            elif parts[0] in children:
+                target = mod + tuple(parts)
+            else:
+                continue
+            # `use x::{a, b}`: the braces' items are under the prefix.
+            got = resolve(target)
+            if got is not None and got != mod:
+                uses[mod].add(got)
+        # `use super::{a, b::C}`, `use crate::x::{...}`, `use child::{...}`.
+        for m in re.finditer(r"\buse\s+(\w+(?:::\w+)*)::\{([^;]*)\};", code):
+            prefix = m.group(1).split("::")
+            if prefix[0] == "crate":
+                base, rest = [], prefix[1:]
+            elif prefix[0] in ("super", "self") or prefix[0] in children:
+                base, rest = list(mod), prefix
+            else:
+                continue
+            for p in rest:
+                base = base[:-1] if p == "super" else base if p == "self" else base + [p]
+            for item in re.split(r"[,\s{}]+", m.group(2)):
+                if not item or item == "self":
+                    continue
+                got = resolve(tuple(base + item.split("::")[:1]))
+                if got is not None and got != mod:
+                    uses[mod].add(got)
+
+    # Cycles: strongly connected components of more than one file.
+    index, low, stack, on, comps, counter = {}, {}, [], set(), [], [0]
+
+    def visit(v):
+        index[v] = low[v] = counter[0]
+        counter[0] += 1
+        stack.append(v)
+        on.add(v)
+        for w in uses[v]:
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            comp = []
+            while True:
+                w = stack.pop()
+                on.discard(w)
+                comp.append(w)
+                if w == v:
+                    break
+            if len(comp) > 1:
+                comps.append(comp)
+
+    sys.setrecursionlimit(10000)
+    for v in sorted(modules):
+        if v not in index:
+            visit(v)
+    name = lambda m: files[m][0]
+    for comp in comps:
+        members = set(comp)
+        print("circle: " + ", ".join(sorted(name(m) for m in comp)))
+        for m in sorted(comp):
+            for w in sorted(uses[m] & members):
+                print(f"    {name(m)} uses {name(w)}")
+    if comps:
+        return 1
+    print(f"no import circle among {len(files)} files")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
