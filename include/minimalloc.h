@@ -438,6 +438,24 @@ uint64_t minimalloc_options_elapsed_us(const struct minimalloc_options *options)
 const char *minimalloc_options_last_error(const struct minimalloc_options *options);
 
 /**
+ * Calls `callback` during solves with these options when the best height
+ * or the lower bound improves, at most every 100 ms, and every 100 ms
+ * while nothing improves, then once at the end; `user` is passed along.
+ * Calls come from the solver's threads or a helper thread, never two at
+ * once; a callback that takes long holds up the solve, so keep it quick.
+ * NULL `callback` removes it. The tiny build (no threads) returns
+ * `MINIMALLOC_STATUS_UNSUPPORTED`.
+ *
+ * # Safety
+ * `options` is NULL or a live handle; `callback`, if not NULL, may be
+ * called with `user` from any thread until it is removed or the options
+ * are freed.
+ */
+enum minimalloc_status minimalloc_options_set_progress(struct minimalloc_options *options,
+                                                       minimalloc_progress_fn callback,
+                                                       void *user);
+
+/**
  * Adds a memory pool to `problem`: `name` (may be NULL) for reports,
  * every buffer placed in it ends at or below `capacity`, its offsets are
  * multiples of `alignment` and its buffers' addresses are `base` plus
@@ -671,24 +689,6 @@ enum minimalloc_status minimalloc_problem_colocate(struct minimalloc_problem *pr
 enum minimalloc_status minimalloc_problem_separate(struct minimalloc_problem *problem,
                                                    const size_t *indices,
                                                    size_t n);
-
-/**
- * Calls `callback` during solves with these options when the best height
- * or the lower bound improves, at most every 100 ms, and every 100 ms
- * while nothing improves, then once at the end; `user` is passed along.
- * Calls come from the solver's threads or a helper thread, never two at
- * once; a callback that takes long holds up the solve, so keep it quick.
- * NULL `callback` removes it. The tiny build (no threads) returns
- * `MINIMALLOC_STATUS_UNSUPPORTED`.
- *
- * # Safety
- * `options` is NULL or a live handle; `callback`, if not NULL, may be
- * called with `user` from any thread until it is removed or the options
- * are freed.
- */
-enum minimalloc_status minimalloc_options_set_progress(struct minimalloc_options *options,
-                                                       minimalloc_progress_fn callback,
-                                                       void *user);
 
 /**
  * Number of offsets (the problem's buffer count); 0 for NULL.

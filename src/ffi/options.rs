@@ -464,3 +464,44 @@ fn with_options(
         },
     )
 }
+
+/// Calls `callback` during solves with these options when the best height
+/// or the lower bound improves, at most every 100 ms, and every 100 ms
+/// while nothing improves, then once at the end; `user` is passed along.
+/// Calls come from the solver's threads or a helper thread, never two at
+/// once; a callback that takes long holds up the solve, so keep it quick.
+/// NULL `callback` removes it. The tiny build (no threads) returns
+/// `MINIMALLOC_STATUS_UNSUPPORTED`.
+///
+/// # Safety
+/// `options` is NULL or a live handle; `callback`, if not NULL, may be
+/// called with `user` from any thread until it is removed or the options
+/// are freed.
+#[no_mangle]
+pub unsafe extern "C" fn minimalloc_options_set_progress(
+    options: *mut minimalloc_options,
+    callback: super::progress::minimalloc_progress_fn,
+    user: *mut core::ffi::c_void,
+) -> minimalloc_status {
+    entry(
+        // Safety: NULL or a live handle, by contract.
+        || unsafe { options.as_ref() }.map(|o| &o.error),
+        || {
+            // Safety: as above.
+            let Some(o) = (unsafe { options.as_ref() }) else {
+                return minimalloc_status::NullPointer;
+            };
+            #[cfg(all(feature = "std", feature = "heuristics"))]
+            {
+                let cb = callback.map(|f| super::progress::Callback::new(f, user));
+                o.progress.with(|p| *p = cb);
+                minimalloc_status::Ok
+            }
+            #[cfg(not(all(feature = "std", feature = "heuristics")))]
+            {
+                let _ = (o, callback, user);
+                minimalloc_status::Unsupported
+            }
+        },
+    )
+}

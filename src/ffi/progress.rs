@@ -1,12 +1,9 @@
 //! Progress through a C callback with a user pointer, which may also stop
-//! the solve (as solver libraries that compilers embed do).
+//! the solve (as solver libraries that compilers embed do): the callback's
+//! type, and the calls of one solve. Options carry the callback
+//! (`minimalloc_options_set_progress`, in the options' file).
 
 use core::ffi::{c_int, c_void};
-
-#[cfg(feature = "constraints")]
-use super::entry;
-use super::minimalloc_status;
-use super::options::minimalloc_options;
 
 /// A progress callback: called with the best height so far (-1: none
 /// yet), the proven lower bound (0 until known) and the microseconds since
@@ -38,51 +35,15 @@ unsafe impl Send for Callback {}
 #[cfg(all(feature = "std", feature = "heuristics"))]
 unsafe impl Sync for Callback {}
 
-/// Calls `callback` during solves with these options when the best height
-/// or the lower bound improves, at most every 100 ms, and every 100 ms
-/// while nothing improves, then once at the end; `user` is passed along.
-/// Calls come from the solver's threads or a helper thread, never two at
-/// once; a callback that takes long holds up the solve, so keep it quick.
-/// NULL `callback` removes it. The tiny build (no threads) returns
-/// `MINIMALLOC_STATUS_UNSUPPORTED`.
-///
-/// # Safety
-/// `options` is NULL or a live handle; `callback`, if not NULL, may be
-/// called with `user` from any thread until it is removed or the options
-/// are freed.
-#[no_mangle]
-pub unsafe extern "C" fn minimalloc_options_set_progress(
-    options: *mut minimalloc_options,
-    callback: minimalloc_progress_fn,
-    user: *mut c_void,
-) -> minimalloc_status {
-    #[cfg(not(feature = "constraints"))]
-    {
-        let _ = (options, callback, user);
-        super::unsupported()
+#[cfg(all(feature = "std", feature = "heuristics"))]
+impl Callback {
+    /// `f`, to be called with `user`.
+    pub(crate) fn new(
+        f: unsafe extern "C" fn(*mut c_void, i64, i64, u64) -> c_int,
+        user: *mut c_void,
+    ) -> Callback {
+        Callback { f, user }
     }
-    #[cfg(feature = "constraints")]
-    entry(
-        // Safety: NULL or a live handle, by contract.
-        || unsafe { options.as_ref() }.map(|o| &o.error),
-        || {
-            // Safety: as above.
-            let Some(o) = (unsafe { options.as_ref() }) else {
-                return minimalloc_status::NullPointer;
-            };
-            #[cfg(all(feature = "std", feature = "heuristics"))]
-            {
-                let cb = callback.map(|f| Callback { f, user });
-                o.progress.with(|p| *p = cb);
-                minimalloc_status::Ok
-            }
-            #[cfg(not(all(feature = "std", feature = "heuristics")))]
-            {
-                let _ = (o, callback, user);
-                minimalloc_status::Unsupported
-            }
-        },
-    )
 }
 
 #[cfg(all(feature = "std", feature = "heuristics"))]
