@@ -20,25 +20,14 @@
 //! for m rectangles, and passes run while they merge.
 
 mod passes;
+mod rect;
 
 use alloc::vec::Vec;
 
 use crate::deadline::{Poll, Stop};
 use crate::model::problem::{Buffer, Problem};
 use passes::{chain_pass, paired_stack_pass, stack_pass};
-
-/// A rectangle: merged buffers, or one buffer as it is.
-#[derive(Clone, Copy, Debug)]
-pub(super) struct Rect {
-    pub(super) lower: i64,
-    pub(super) upper: i64,
-    pub(super) size: i64,
-    pub(super) align: i64,
-    /// Whether it may merge (a plain buffer or a merged rectangle).
-    pub(super) plain: bool,
-    /// The original buffer, for one that stays as it is.
-    pub(super) origin: u32,
-}
+use rect::{Members, Rect};
 
 /// The coarse problem and where each original buffer sits in it.
 pub(crate) struct Coarse {
@@ -153,34 +142,6 @@ pub(crate) fn coarsen(problem: &Problem, poll: &mut Poll<'_>) -> Result<Option<C
     match Problem::new(problem.capacity(), coarse) {
         Ok(problem) => Ok(Some(Coarse { problem, at })),
         Err(_) => Ok(None),
-    }
-}
-
-/// Each rectangle's members, with their offsets inside it: a member's
-/// offset is its stored value plus its list's `base`, so that a merge
-/// moves the shorter list into the longer one (each buffer moves O(log n)
-/// times) however the offsets shift.
-pub(super) struct Members {
-    pub(super) lists: Vec<Vec<(u32, i64)>>,
-    pub(super) base: Vec<i64>,
-}
-
-impl Members {
-    /// Moves rectangle `top`'s members into `bottom`, `shift` above it.
-    pub(super) fn absorb(&mut self, bottom: u32, top: u32, shift: i64) {
-        let (b, t) = (bottom as usize, top as usize);
-        let top_base = self.base[t] + shift;
-        if self.lists[t].len() > self.lists[b].len() {
-            self.lists.swap(b, t);
-            let old_base = core::mem::replace(&mut self.base[b], top_base);
-            let delta = old_base - top_base;
-            let moved = core::mem::take(&mut self.lists[t]);
-            self.lists[b].extend(moved.into_iter().map(|(m, x)| (m, x + delta)));
-        } else {
-            let delta = top_base - self.base[b];
-            let moved = core::mem::take(&mut self.lists[t]);
-            self.lists[b].extend(moved.into_iter().map(|(m, x)| (m, x + delta)));
-        }
     }
 }
 

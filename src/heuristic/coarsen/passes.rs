@@ -4,7 +4,7 @@
 
 use alloc::vec::Vec;
 
-use super::{Members, Rect};
+use super::rect::{Members, Rect};
 use crate::deadline::{sort_polled, Poll, Stop};
 use crate::math::lcm_within;
 
