@@ -36,6 +36,7 @@
 //! [`Verdict::Exhausted`], not as a proof.
 
 mod order;
+mod params;
 pub(crate) mod search;
 
 use alloc::vec;
@@ -44,59 +45,12 @@ use core::time::Duration;
 
 pub use order::{BadPreorder, Key, Preorder};
 use order::{Orderings, Traits};
+pub use params::Params;
 use search::{Part, RunEnd, Search, FREE};
 
 use crate::deadline::{Deadline, Poll, Stop};
 use crate::model::problem::Problem;
 use crate::sweep::{self, Sweep};
-
-/// Switches for the search's rules, and the orderings it tries.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Params {
-    /// Canonical partial solutions only (offset-, then index-monotonic).
-    pub canonical: bool,
-    /// Section inference (eq. 3 of the paper).
-    pub section_inference: bool,
-    /// Raise each section's floor to the lowest min offset of its unplaced
-    /// members ("unallocated floor").
-    pub effective_floor: bool,
-    /// Everything unplaced lies above the last offset used (needs
-    /// `canonical`).
-    pub monotonic_floor: bool,
-    /// Skip buffers at or above the lowest top of an unplaced buffer.
-    pub dominance: bool,
-    /// Stop trying siblings after a buffer with nothing unplaced above it.
-    pub hatless: bool,
-    /// Split into independent parts when no buffer crosses a boundary.
-    pub decomposition: bool,
-    /// Rank buffers by `preorders`; otherwise by input position.
-    pub static_preordering: bool,
-    /// When the search splits into parts, reorder each part by the section
-    /// totals left (for orderings that use totals).
-    pub dynamic_preordering: bool,
-    /// Orderings tried round-robin (one: no node limit per round).
-    pub preorders: Vec<Preorder>,
-    /// Give up after this many nodes in all.
-    pub node_limit: Option<u64>,
-}
-
-impl Default for Params {
-    fn default() -> Self {
-        Params {
-            canonical: true,
-            section_inference: true,
-            effective_floor: true,
-            monotonic_floor: true,
-            dominance: true,
-            hatless: true,
-            decomposition: true,
-            static_preordering: true,
-            dynamic_preordering: true,
-            preorders: Preorder::DEFAULTS.to_vec(),
-            node_limit: None,
-        }
-    }
-}
 
 /// What the search did.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]

@@ -16,7 +16,7 @@ use alloc::vec;
 use alloc::vec::Vec;
 
 use super::order::Orderings;
-use super::Params;
+use super::params::Params;
 use crate::deadline::{Poll, Stop};
 use crate::sweep::Sweep;
 use crate::trees::MaxTree;
