@@ -304,7 +304,7 @@ impl Occupancy {
                     heads[k] = runs[k].next().unwrap_or(DONE);
                 }
                 if heads[k].0 < at.saturating_add(size) {
-                    at = super::align_up(heads[k].1, align);
+                    at = crate::math::align_up(heads[k].1, align);
                     moved = true;
                 }
             }

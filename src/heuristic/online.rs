@@ -20,9 +20,10 @@ use alloc::collections::{BTreeMap, BTreeSet, BinaryHeap};
 use alloc::vec::Vec;
 use core::cmp::Reverse;
 
+use super::layout::{Extent, Layout, LocalTime};
 use super::occupancy::Occupancy;
-use super::{align_up, Extent, Layout, LocalTime};
 use crate::deadline::{Poll, Stop};
+use crate::math::align_up;
 
 /// No interval: the floor below the lowest, or nothing above the highest.
 const NONE: u32 = u32::MAX;

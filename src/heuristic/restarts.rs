@@ -11,7 +11,8 @@
 
 use alloc::vec::Vec;
 
-use super::{Layout, Variant};
+use super::layout::Layout;
+use super::strategy::Variant;
 use crate::deadline::{Poll, Stop};
 use crate::rng::Rng;
 

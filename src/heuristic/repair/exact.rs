@@ -5,9 +5,8 @@
 
 use alloc::vec::Vec;
 
+use super::super::layout::{Layout, LocalTime};
 use super::super::occupancy::Occupancy;
-use super::super::LocalTime;
-use super::Repair;
 use crate::deadline::{Poll, Stop};
 use crate::math::lcm_within;
 
@@ -17,104 +16,101 @@ use crate::math::lcm_within;
 pub(super) const EXACT_WINDOW: usize = 64;
 const EXACT_NODES: u64 = 4_000;
 
-impl Repair<'_> {
-    /// The window placed by the exact search strictly below `old_top`,
-    /// every other buffer held where it is (as fixed blocks of memory per
-    /// run of slots, read off `occ`); the highest top, with the offsets in
-    /// `placed`, or `None` when it finds nothing within its node limit or
-    /// the window has buffers in pieces (those are first-fit's).
-    pub(super) fn exact_window(
-        &mut self,
-        occ: &Occupancy,
-        time: &LocalTime,
-        floor: i64,
-        old_top: i64,
-        poll: &mut Poll<'_>,
-    ) -> Result<Option<i64>, Stop> {
-        use crate::model::problem::{Buffer, Problem};
-        let layout = self.layout;
-        // Offsets shift down by `base`, a multiple of every alignment in
-        // the window, so that the shifted problem keeps them.
-        let mut lcm = 1i64;
-        for &x in &self.window {
-            let b = x as usize;
-            let pieces = layout.pieces_of(b);
-            if pieces.len() != 1 || pieces[0].lower != 0 {
-                return Ok(None);
-            }
-            let a = layout.align[b];
-            lcm = match lcm_within(lcm, a, 1 << 30) {
-                Some(l) => l,
-                None => return Ok(None),
-            };
-        }
-        let base = floor - floor.rem_euclid(lcm);
-        let capacity = old_top - 1 - base;
-        if capacity <= 0 {
+/// `window` (buffers of `layout`) placed by the exact search between
+/// `floor` and strictly below `old_top`, every other buffer held where it
+/// is (as fixed blocks of memory per run of slots of `time`, read off
+/// `occ`); the highest top, with the offsets in `placed`, or `None` when
+/// it finds nothing within its node limit or the window has buffers in
+/// pieces (those are first-fit's).
+pub(super) fn exact_window(
+    (layout, window): (&Layout, &[u32]),
+    placed: &mut Vec<i64>,
+    (occ, time): (&Occupancy, &LocalTime),
+    (floor, old_top): (i64, i64),
+    poll: &mut Poll<'_>,
+) -> Result<Option<i64>, Stop> {
+    use crate::model::problem::{Buffer, Problem};
+    // Offsets shift down by `base`, a multiple of every alignment in
+    // the window, so that the shifted problem keeps them.
+    let mut lcm = 1i64;
+    for &x in window {
+        let b = x as usize;
+        let pieces = layout.pieces_of(b);
+        if pieces.len() != 1 || pieces[0].lower != 0 {
             return Ok(None);
         }
-        let mut buffers: Vec<Buffer> = Vec::with_capacity(self.window.len());
-        for &x in &self.window {
-            let b = x as usize;
-            let p = layout.pieces_of(b)[0];
-            let (f, t) = LocalTime::map(Some(time), p.first, p.end);
-            let mut buffer = Buffer::new("", i64::from(f), i64::from(t), layout.size[b]);
-            buffer.alignment = layout.align[b];
-            buffers.push(buffer);
-        }
-        // What is in use around the window, as blocks that run over the
-        // slots where the same interval is in use.
-        let slots = time.slots() as u32;
-        let mut open: alloc::collections::BTreeMap<(i64, i64), u32> = Default::default();
-        let mut now: Vec<(i64, i64)> = Vec::new();
-        let mut closed: Vec<((i64, i64), u32)> = Vec::new();
-        let block = |buffers: &mut Vec<Buffer>, (lo, hi): (i64, i64), from: u32, to: u32| {
-            let (lo, hi) = (lo.max(base), hi.min(base + capacity));
-            if lo < hi {
-                let fixed = Buffer::new("", i64::from(from), i64::from(to), hi - lo);
-                buffers.push(fixed.with_offset(lo - base));
-            }
+        let a = layout.align[b];
+        lcm = match lcm_within(lcm, a, 1 << 30) {
+            Some(l) => l,
+            None => return Ok(None),
         };
-        for t in 0..=slots {
-            if t < slots {
-                occ.in_use_at(t, &mut now);
-            } else {
-                now.clear();
-            }
-            closed.clear();
-            closed.extend(
-                open.iter()
-                    .filter(|(k, _)| now.binary_search(k).is_err())
-                    .map(|(&k, &v)| (k, v)),
-            );
-            for &(k, from) in &closed {
-                open.remove(&k);
-                block(&mut buffers, k, from, t);
-            }
-            for &k in &now {
-                open.entry(k).or_insert(t);
-            }
-            poll.tick(4 + now.len() as u64)?;
-        }
-        let Ok(problem) = Problem::new(capacity, buffers) else {
-            return Ok(None);
-        };
-        let params = crate::solver::Params {
-            node_limit: Some(EXACT_NODES),
-            ..crate::solver::Params::default()
-        };
-        let (verdict, stats) = crate::solver::solve(&problem, capacity, &params, poll.deadline());
-        poll.tick(64 * stats.nodes + 16 * problem.len() as u64)?;
-        let crate::solver::Verdict::Solved(offsets) = verdict else {
-            return Ok(None);
-        };
-        self.placed.clear();
-        let mut top = i64::MIN;
-        for (i, &x) in self.window.iter().enumerate() {
-            let at = offsets[i] + base;
-            self.placed.push(at);
-            top = top.max(at + layout.size[x as usize]);
-        }
-        Ok(Some(top))
     }
+    let base = floor - floor.rem_euclid(lcm);
+    let capacity = old_top - 1 - base;
+    if capacity <= 0 {
+        return Ok(None);
+    }
+    let mut buffers: Vec<Buffer> = Vec::with_capacity(window.len());
+    for &x in window {
+        let b = x as usize;
+        let p = layout.pieces_of(b)[0];
+        let (f, t) = LocalTime::map(Some(time), p.first, p.end);
+        let mut buffer = Buffer::new("", i64::from(f), i64::from(t), layout.size[b]);
+        buffer.alignment = layout.align[b];
+        buffers.push(buffer);
+    }
+    // What is in use around the window, as blocks that run over the
+    // slots where the same interval is in use.
+    let slots = time.slots() as u32;
+    let mut open: alloc::collections::BTreeMap<(i64, i64), u32> = Default::default();
+    let mut now: Vec<(i64, i64)> = Vec::new();
+    let mut closed: Vec<((i64, i64), u32)> = Vec::new();
+    let block = |buffers: &mut Vec<Buffer>, (lo, hi): (i64, i64), from: u32, to: u32| {
+        let (lo, hi) = (lo.max(base), hi.min(base + capacity));
+        if lo < hi {
+            let fixed = Buffer::new("", i64::from(from), i64::from(to), hi - lo);
+            buffers.push(fixed.with_offset(lo - base));
+        }
+    };
+    for t in 0..=slots {
+        if t < slots {
+            occ.in_use_at(t, &mut now);
+        } else {
+            now.clear();
+        }
+        closed.clear();
+        closed.extend(
+            open.iter()
+                .filter(|(k, _)| now.binary_search(k).is_err())
+                .map(|(&k, &v)| (k, v)),
+        );
+        for &(k, from) in &closed {
+            open.remove(&k);
+            block(&mut buffers, k, from, t);
+        }
+        for &k in &now {
+            open.entry(k).or_insert(t);
+        }
+        poll.tick(4 + now.len() as u64)?;
+    }
+    let Ok(problem) = Problem::new(capacity, buffers) else {
+        return Ok(None);
+    };
+    let params = crate::solver::Params {
+        node_limit: Some(EXACT_NODES),
+        ..crate::solver::Params::default()
+    };
+    let (verdict, stats) = crate::solver::solve(&problem, capacity, &params, poll.deadline());
+    poll.tick(64 * stats.nodes + 16 * problem.len() as u64)?;
+    let crate::solver::Verdict::Solved(offsets) = verdict else {
+        return Ok(None);
+    };
+    placed.clear();
+    let mut top = i64::MIN;
+    for (i, &x) in window.iter().enumerate() {
+        let at = offsets[i] + base;
+        placed.push(at);
+        top = top.max(at + layout.size[x as usize]);
+    }
+    Ok(Some(top))
 }

@@ -10,7 +10,7 @@
 
 use alloc::vec::Vec;
 
-use super::super::Layout;
+use super::super::layout::Layout;
 use crate::deadline::{sort_polled, Poll, Stop};
 
 pub(crate) struct TimeIndex {

@@ -23,11 +23,11 @@ mod index;
 
 use alloc::vec::Vec;
 
+use super::layout::{Layout, LocalTime, Scratch};
 use super::occupancy::Occupancy;
-use super::{Layout, LocalTime, Scratch};
 use crate::deadline::{Poll, Stop};
 use crate::rng::Rng;
-use exact::EXACT_WINDOW;
+use exact::{exact_window, EXACT_WINDOW};
 pub(crate) use index::TimeIndex;
 
 /// The smallest and largest window a step takes.
@@ -204,7 +204,13 @@ impl<'a> Repair<'a> {
         poll.tick(16 * self.near.len() as u64 + 16)?;
         let exact = self.window.len() <= EXACT_WINDOW && self.rng.below(0, 4) == 0;
         let new_top = match exact {
-            true => match self.exact_window(&occ, &time, floor, old_top, poll)? {
+            true => match exact_window(
+                (self.layout, &self.window),
+                &mut self.placed,
+                (&occ, &time),
+                (floor, old_top),
+                poll,
+            )? {
                 Some(top) => {
                     self.by_exact += 1;
                     top
