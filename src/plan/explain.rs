@@ -20,19 +20,11 @@
 
 use alloc::vec::Vec;
 
-use super::Options;
+use super::options::Options;
+use super::outcome::Conflict;
 use crate::deadline::Deadline;
 use crate::model::problem::Problem;
 use crate::solver::{self, Verdict};
-
-/// Buffers that cannot fit below the capacity together.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Conflict {
-    /// Their indices in the problem, increasing.
-    pub buffers: Vec<usize>,
-    /// Proven minimal: without any one of them the others fit.
-    pub irreducible: bool,
-}
 
 /// The deletion filter may spend this many times the nodes of the proof
 /// it explains (and at least [`MIN_NODES`]): an explanation costs a few

@@ -5,7 +5,8 @@
 //! round). The first placement that fits wins; a proof from the exact
 //! search ends the plan as infeasible.
 
-use super::options::{Outcome, Source, Status};
+use super::options::Source;
+use super::outcome::{Outcome, Status};
 use super::schedule::{self, Board, Exact, Goal, Incumbent, Work};
 use crate::deadline::Deadline;
 use crate::solution::Solution;

@@ -17,7 +17,8 @@
 //! deadline the best so far is returned, never nothing once a heuristic
 //! has run.
 
-use super::options::{Outcome, Source, Status};
+use super::options::Source;
+use super::outcome::{Outcome, Status};
 use super::schedule::{self, Board, Exact, Goal, Incumbent, Work};
 use crate::deadline::{Deadline, Stop};
 use crate::model::problem::Problem;
@@ -30,7 +31,7 @@ pub(crate) fn minimize(work: &Work<'_>) -> Outcome {
     // coarsens no further), with the plan's threads: its exact search
     // takes a core of its own there, as it does here.
     let coarse = |coarse: &Problem, deadline: Deadline<'_>| -> Option<Incumbent> {
-        let options = super::Options {
+        let options = super::options::Options {
             progress: None,
             restarts: None,
             ..work.options.clone()

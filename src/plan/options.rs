@@ -1,18 +1,15 @@
-//! What a plan is asked for ([`Options`]) and what it gives back
-//! ([`Outcome`]): the types every face of the library shares.
+//! What a plan is asked for ([`Options`]), and the names of its sources
+//! and progress reports: types every face of the library shares.
 
-use alloc::string::String;
 use alloc::sync::Arc;
 use core::fmt;
 use core::sync::atomic::AtomicBool;
 use core::time::Duration;
 
-use crate::deadline::{Clock, Deadline, Stop};
+use crate::deadline::{Clock, Deadline};
 #[cfg(feature = "heuristics")]
 use crate::heuristic::Strategy;
-use crate::model::problem::Problem;
-use crate::solution::Solution;
-use crate::solver::{Params, Stats};
+use crate::solver::Params;
 
 /// What to plan for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
@@ -179,102 +176,6 @@ impl Options {
         #[cfg(not(feature = "std"))]
         {
             1
-        }
-    }
-}
-
-/// How planning ended.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Status {
-    /// Every buffer has an offset below the capacity.
-    Solved,
-    /// Proven: no placement fits the capacity.
-    Infeasible,
-    /// No placement found and no proof that none exists: the node limit
-    /// ran out, or gap windows let some buffers interleave, which the
-    /// search (stacking every pair) does not try, or the heuristics alone
-    /// did not fit.
-    NotFound,
-    /// The timeout passed before an answer.
-    TimedOut,
-    /// The cancel flag was set before an answer.
-    Cancelled,
-}
-
-/// The result of [`plan`].
-#[derive(Clone, Debug)]
-pub struct Outcome {
-    /// How it ended.
-    pub status: Status,
-    /// The offsets, when solved.
-    pub solution: Option<Solution>,
-    /// A proven lower bound on the height of any placement.
-    pub lower_bound: i64,
-    /// Whether the solution's height is proven the lowest possible.
-    pub optimal: bool,
-    /// Where the solution came from.
-    pub source: Option<Source>,
-    /// Whether the timeout or the cancel flag cut the work short (a
-    /// minimised placement may then not be the best).
-    pub stopped: Option<Stop>,
-    /// What the exact search did.
-    pub stats: Stats,
-    /// Improving restarts run.
-    pub restarts: u64,
-    /// When fitting was proven infeasible: buffers that cannot fit
-    /// together (see `explain`).
-    #[cfg(feature = "constraints")]
-    pub conflict: Option<super::Conflict>,
-    /// With pools: where each buffer went, and each pool's figures. The
-    /// solution's offsets are then addresses: the pool's base plus the
-    /// offset in it.
-    #[cfg(feature = "constraints")]
-    pub pooled: Option<super::Pooled>,
-}
-
-impl Outcome {
-    /// Height of the solution (0 if there is none).
-    pub fn height(&self, problem: &Problem) -> i64 {
-        self.solution.as_ref().map_or(0, |s| s.height(problem))
-    }
-
-    pub(crate) fn empty(lower_bound: i64) -> Outcome {
-        Outcome {
-            status: Status::NotFound,
-            solution: None,
-            lower_bound,
-            optimal: false,
-            source: None,
-            stopped: None,
-            stats: Stats::default(),
-            restarts: 0,
-            #[cfg(feature = "constraints")]
-            conflict: None,
-            #[cfg(feature = "constraints")]
-            pooled: None,
-        }
-    }
-
-    pub(crate) fn stop(mut self, stop: Stop) -> Outcome {
-        self.stopped = Some(stop);
-        if self.solution.is_none() {
-            self.status = match stop {
-                Stop::TimedOut => Status::TimedOut,
-                Stop::Cancelled => Status::Cancelled,
-            };
-        }
-        self
-    }
-}
-
-/// A short name of a placement's source, for reports.
-pub fn describe(source: Option<Source>) -> String {
-    match source {
-        None => String::from("-"),
-        Some(s) => {
-            let mut out = String::new();
-            let _ = fmt::Write::write_fmt(&mut out, format_args!("{s}"));
-            out
         }
     }
 }

@@ -5,7 +5,7 @@
 use alloc::vec::Vec;
 use core::sync::atomic::{AtomicBool, AtomicI64, AtomicU64, AtomicUsize, Ordering};
 
-use super::{Goal, Work};
+use super::work::{Goal, Work};
 use crate::heuristic::{Best, Variant};
 use crate::plan::options::Source;
 

@@ -4,13 +4,33 @@
 use alloc::vec::Vec;
 use core::sync::atomic::Ordering;
 
-use super::{
-    Board, CoarseSolve, Exact, ExactRound, Goal, Incumbent, Work, EXACT_NODES, UNIT_MIN,
-    UNIT_PER_BUFFER,
-};
+use super::board::{Board, Incumbent};
+use super::work::{Goal, Work, EXACT_NODES, UNIT_MIN, UNIT_PER_BUFFER};
 use crate::deadline::{Deadline, Poll, Stop};
 use crate::heuristic::{self, Layout, Repair, Variant};
+use crate::model::problem::Problem;
 use crate::plan::options::Source;
+
+/// What an exact attempt found in one round.
+pub(crate) enum Exact {
+    /// A placement.
+    Found(Incumbent),
+    /// Nothing new this round (bounds may have moved on the board).
+    Nothing,
+    /// Nothing more to try.
+    Done,
+}
+
+/// The exact part of a plan: one round of attempts with a node limit
+/// each. Runs on lane 0.
+/// `None` for the node count: the exact search has a core of its own and
+/// shares time, not nodes.
+pub(crate) type ExactRound<'r> = dyn FnMut(Option<u64>, &Deadline<'_>, &Board) -> Exact + 'r;
+
+/// How the coarse problem is planned when it is worth a share of the
+/// time: the objective's own plan, one level down, under the deadline
+/// given.
+pub(crate) type CoarseSolve<'r> = dyn Fn(&Problem, Deadline<'_>) -> Option<Incumbent> + Sync + 'r;
 
 pub(super) struct Lane<'w, 'a> {
     pub(super) work: &'w Work<'a>,

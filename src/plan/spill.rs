@@ -1,4 +1,5 @@
-//! Planning over several memory pools (see `crate::model::pools`).
+//! The spilling step: planning over several memory pools (see
+//! `crate::model::pools`), each pool's share planned as one arena.
 //!
 //! Buffers move as units (a colocation group is one unit; it may go only
 //! to the pools all its members list). Every unit starts in its preferred
@@ -18,33 +19,11 @@ use alloc::vec;
 use alloc::vec::Vec;
 use core::time::Duration;
 
-use super::{plan, Objective, Options, Outcome, Status};
+use super::arena::plan_arena as plan;
+use super::options::{Objective, Options};
+use super::outcome::{Outcome, PoolReport, Pooled, Status};
 use crate::model::problem::Problem;
 use crate::solution::Solution;
-
-/// What one pool holds.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct PoolReport {
-    /// The buffers placed in it, increasing.
-    pub buffers: Vec<usize>,
-    /// Its height: the highest offset + size in it (0 if empty).
-    pub height: i64,
-    /// A lower bound on its height for these buffers (their max load).
-    pub lower_bound: i64,
-    /// Those of its buffers that preferred another pool.
-    pub spilled: Vec<usize>,
-}
-
-/// Where every buffer went.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct Pooled {
-    /// The pool of each buffer (`u32::MAX`: none).
-    pub pool_of: Vec<u32>,
-    /// One report per pool.
-    pub reports: Vec<PoolReport>,
-    /// Buffers no pool could take, increasing (empty when solved).
-    pub unplaced: Vec<usize>,
-}
 
 /// Nodes one fitting probe may use when there is no timeout.
 const PROBE_NODES: u64 = 1_000_000;

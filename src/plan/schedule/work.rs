@@ -1,0 +1,120 @@
+//! The work of one plan, shared by its lanes: the problem's layout, the
+//! lower bound, the placements the portfolio runs; the goal that stops
+//! them; the units grants are counted in.
+
+use alloc::vec::Vec;
+
+use super::super::options::{Method, Options, Report};
+use crate::deadline::{Deadline, Poll, Stop};
+use crate::heuristic::{Layout, Strategy, Variant};
+use crate::model::problem::Problem;
+
+/// Work granted per activity in round 0, per buffer (and at least
+/// `UNIT_MIN`): about one cheap placement.
+pub(super) const UNIT_PER_BUFFER: u64 = 16;
+pub(super) const UNIT_MIN: u64 = 1 << 14;
+
+/// Nodes per exact attempt in round 0; each round multiplies them by 4
+/// (an attempt starts over, so a steep growth wastes less).
+pub(super) const EXACT_NODES: u64 = 100_000;
+
+/// A problem and its layout, shared by the lanes of one plan.
+pub(crate) struct Work<'a> {
+    pub(crate) problem: &'a Problem,
+    pub(crate) options: &'a Options,
+    pub(crate) deadline: Deadline<'a>,
+    pub(crate) layout: Layout,
+    /// The max load or the top of the highest fixed buffer.
+    pub(crate) lower_bound: i64,
+    /// The placements the portfolio runs: each strategy's plain order,
+    /// cheapest first, then the other variants.
+    pub(crate) variants: Vec<Variant>,
+    /// How many of `variants` are the strategies' own plain orders.
+    pub(crate) primary: usize,
+}
+
+impl<'a> Work<'a> {
+    pub(crate) fn new(
+        problem: &'a Problem,
+        options: &'a Options,
+        deadline: Deadline<'a>,
+    ) -> Result<Work<'a>, Stop> {
+        let layout = {
+            let mut poll = Poll::new(&deadline, 1 << 16);
+            Layout::new(problem, &mut poll)?
+        };
+        let lower_bound = layout.aligned_bound.max(layout.fixed_top);
+        let (variants, primary) = choose(options.method);
+        Ok(Work {
+            problem,
+            options,
+            deadline,
+            variants,
+            primary,
+            layout,
+            lower_bound,
+        })
+    }
+
+    /// Whether the exact search is worth its set-up: its overlap lists take
+    /// 8 bytes a pair, so past 10^7 pairs (or 50,000 buffers) its memory,
+    /// not its promise, rules it out.
+    pub(crate) fn exact_applies(&self) -> bool {
+        const EXACT_BUFFERS: usize = 50_000;
+        const EXACT_PAIRS: u64 = 10_000_000;
+        match self.options.method {
+            Method::Exact => true,
+            Method::Heuristic(_) => false,
+            Method::Auto => {
+                self.problem.len() <= EXACT_BUFFERS && self.layout.overlaps <= EXACT_PAIRS
+            }
+        }
+    }
+
+    pub(crate) fn report(&self, height: Option<i64>, lower_bound: i64) {
+        if let Some(p) = &self.options.progress {
+            (p.0)(&Report {
+                height,
+                lower_bound,
+                elapsed: self.deadline.elapsed(),
+            });
+        }
+    }
+}
+
+/// The placements a method runs, and how many of them come first: each
+/// strategy's plain order, cheapest first (the online ones cost O(log n)
+/// a buffer whatever the overlaps, so all their layers come here too; the
+/// skyline needs every buffer's contention; the hole-filling ones pay for
+/// the memory they pass; best-fit walks every hole above a buffer), then
+/// the deeper layers of `layered`.
+fn choose(method: Method) -> (Vec<Variant>, usize) {
+    let strategies: &[Strategy] = match method {
+        Method::Heuristic(s) => &[s][..],
+        Method::Exact => &[][..],
+        Method::Auto => &Strategy::ALL[..],
+    };
+    // The online strategy's layers cost O(log n) a buffer like its plain
+    // order: they come with it, before the dearer strategies.
+    let cheap = |v: &Variant| v.strategy == Strategy::Online;
+    let mut variants: Vec<Variant> = Vec::new();
+    for &s in strategies {
+        variants.extend(s.variants().filter(|v| *v == Variant::plain(s) || cheap(v)));
+    }
+    let primary = variants.len();
+    for &s in strategies {
+        variants.extend(
+            s.variants()
+                .filter(|v| *v != Variant::plain(s) && !cheap(v)),
+        );
+    }
+    (variants, primary)
+}
+
+/// When the lanes stop: at `target` (fitting), or at the lower bound
+/// (minimising).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Goal {
+    Fit(i64),
+    Minimize,
+}
