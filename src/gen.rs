@@ -30,6 +30,7 @@ use crate::rng::Rng;
 
 /// Which kind of instance to generate.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+#[non_exhaustive]
 pub enum Family {
     /// One training step (see [`generate`]).
     #[default]

@@ -45,6 +45,7 @@ impl Solution {
 
 /// Why a solution is not valid for a problem.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
 pub enum ValidationError {
     /// The solution has a different number of offsets.
     Length {

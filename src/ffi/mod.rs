@@ -8,7 +8,7 @@
 //! - every fallible call returns a [`minimalloc_status`]; results go
 //!   through out-parameters written only on success;
 //! - every entry point checks its pointers (NULL gives
-//!   `MINIMALLOC_STATUS_NULL_POINTER`) and runs inside [`guard`], which
+//!   `MINIMALLOC_STATUS_NULL_POINTER`) and runs inside `guard`, which
 //!   turns a panic into `MINIMALLOC_STATUS_INTERNAL` instead of unwinding
 //!   into C (with `panic = "abort"`, as in the tiny build, nothing can be
 //!   caught, and the core does not panic on any input it accepts);

@@ -11,18 +11,18 @@
 //! - *big-rocks*: by decreasing size, then lifetime, first-fit (idealloc's
 //!   bootstrap);
 //! - *online*: by start time, each into the smallest hole among the
-//!   buffers alive then, as a run-time allocator would (see [`online`]):
+//!   buffers alive then, as a run-time allocator would (see `online.rs`):
 //!   O(log n) per buffer whatever the overlaps, for the largest inputs.
 //!
 //! Fixed buffers go first, where they are fixed; alignment and gaps (with
 //! windows) hold in every strategy. First-fit and best-fit find holes with
-//! [`occupancy::Occupancy`] in O(log T) merged interval sets per piece; the
+//! `occupancy::Occupancy` in O(log T) merged interval sets per piece; the
 //! skyline needs one range-max and one range-raise per piece. No strategy
 //! scans buffers pairwise or keeps an array per byte or per time step.
 //!
-//! [`plain`] and [`perturbed`] run a variant in its own order or in a
-//! seeded perturbation of it; [`Repair`] lowers a placement's peak a
-//! window at a time. The scheduler in [`crate::plan`] decides which runs
+//! `plain` and `perturbed` run a variant in its own order or in a
+//! seeded perturbation of it; `Repair` lowers a placement's peak a
+//! window at a time. The scheduler under [`crate::plan()`] decides which runs
 //! when.
 
 pub(crate) mod coarsen;
@@ -52,7 +52,7 @@ pub fn run(problem: &Problem, strategy: Strategy) -> Option<crate::solution::Sol
 }
 
 /// [`run`] for one variant (a strategy with the depth of its layer).
-/// Colocations and separations are honoured as [`crate::plan`] honours
+/// Colocations and separations are honoured as [`crate::plan()`] honours
 /// them: on the problem lowered to plain buffers.
 pub fn run_variant(problem: &Problem, variant: Variant) -> Option<crate::solution::Solution> {
     #[cfg(feature = "constraints")]

@@ -1,6 +1,7 @@
 //! Placing buffers in a given order: on the skyline, or into the holes
 //! left below (first-fit, best-fit), over the occupancy tree.
 
+use alloc::vec;
 use alloc::vec::Vec;
 
 use super::layout::{Layout, LocalTime, Scratch};

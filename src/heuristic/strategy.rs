@@ -6,6 +6,7 @@ use core::str::FromStr;
 
 /// A placement strategy.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub enum Strategy {
     /// Decreasing size, lowest offset that fits.
     FirstFit,

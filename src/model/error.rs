@@ -55,6 +55,7 @@ impl Field {
 
 /// Why a buffer field is invalid.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
 pub enum BufferError {
     /// A size or alignment that is zero or negative.
     NotPositive(i64),
@@ -231,6 +232,7 @@ impl BufferError {
 /// Why a colocation or separation cannot hold.
 #[cfg(feature = "constraints")]
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
 pub enum LinkError {
     /// Colocated buffers fixed at different offsets.
     FixedApart {
@@ -305,6 +307,7 @@ impl LinkError {
 /// Why a pool, or a buffer's list of pools, is refused.
 #[cfg(feature = "constraints")]
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
 pub enum PoolError {
     /// A capacity that is not positive.
     Capacity(i64),
@@ -341,6 +344,7 @@ impl fmt::Display for PoolError {
 
 /// An invalid input: which buffer, which field, why.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
 pub enum Error {
     /// The capacity is zero or negative.
     Capacity(i64),

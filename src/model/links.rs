@@ -3,8 +3,8 @@
 //! (buffers that may not share a byte, whatever their lifetimes).
 //!
 //! The problem keeps them as declared and checks them as they come
-//! ([`super::declare`]); the planner lowers them to plain buffers
-//! ([`super::lower`]) so that every strategy honours them, and the
+//! (`declare.rs`); the planner lowers them to plain buffers
+//! (`lower.rs`) so that every strategy honours them, and the
 //! validator checks them from their definition. This file holds the
 //! groups and their indexes alone.
 

@@ -13,6 +13,7 @@ use crate::solver::Params;
 
 /// What to plan for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+#[non_exhaustive]
 pub enum Objective {
     /// Any placement below the capacity.
     #[default]
@@ -24,6 +25,7 @@ pub enum Objective {
 
 /// Which strategies may run.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+#[non_exhaustive]
 pub enum Method {
     /// Heuristics, restarts and the exact search, as the objective needs.
     #[default]
@@ -37,6 +39,7 @@ pub enum Method {
 
 /// Where a placement came from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum Source {
     /// The exact search.
     Exact,

@@ -31,7 +31,7 @@ pub enum Status {
     Cancelled,
 }
 
-/// The result of [`plan`].
+/// The result of [`crate::plan()`].
 #[derive(Clone, Debug)]
 pub struct Outcome {
     /// How it ended.
