@@ -3,8 +3,6 @@
 
 use core::ffi::c_int;
 
-#[cfg(feature = "constraints")]
-use super::entry;
 use super::minimalloc_status;
 use super::options::minimalloc_options;
 
@@ -36,13 +34,7 @@ pub unsafe extern "C" fn minimalloc_options_conflict(
         super::unsupported()
     }
     #[cfg(feature = "constraints")]
-    entry(
-        || None,
-        || {
-            // Safety: NULL or a live handle, by contract.
-            let Some(_o) = (unsafe { options.as_ref() }) else {
-                return minimalloc_status::NullPointer;
-            };
+    ffi_guard!(reading _o = options => {
             if out_count.is_null() || (len > 0 && out_indices.is_null()) {
                 return minimalloc_status::NullPointer;
             }
@@ -64,6 +56,5 @@ pub unsafe extern "C" fn minimalloc_options_conflict(
                 unsafe { *out_irreducible = c_int::from(irreducible) };
             }
             minimalloc_status::Ok
-        },
-    )
+    })
 }

@@ -7,14 +7,83 @@
 //!   by `*_free`, which accepts NULL;
 //! - every fallible call returns a [`minimalloc_status`]; results go
 //!   through out-parameters written only on success;
-//! - every entry point checks its pointers (NULL gives
-//!   `MINIMALLOC_STATUS_NULL_POINTER`) and runs inside `guard`, which
-//!   turns a panic into `MINIMALLOC_STATUS_INTERNAL` instead of unwinding
-//!   into C (with `panic = "abort"`, as in the tiny build, nothing can be
+//! - every entry point runs inside one macro, `ffi_guard!`, which checks
+//!   the handle pointer (NULL gives `MINIMALLOC_STATUS_NULL_POINTER`),
+//!   records the last error, and turns a panic into
+//!   `MINIMALLOC_STATUS_INTERNAL` instead of unwinding into C (with `panic = "abort"`, as in the tiny build, nothing can be
 //!   caught, and the core does not panic on any input it accepts);
 //! - a `const` handle argument means the call does not change the handle:
 //!   two threads may solve the same problem at once.
 #![allow(non_camel_case_types)]
+
+/// The one way into the library from C: every entry point's body runs
+/// inside it. It checks the handle pointer (NULL gives
+/// `MINIMALLOC_STATUS_NULL_POINTER` before the body runs), keeps panics
+/// from unwinding into C (a panic gives `MINIMALLOC_STATUS_INTERNAL`, or
+/// the fallback of a call that returns a value), and records the outcome
+/// as the last error: the handle's and the thread's.
+///
+/// - `on mut h = ptr => body`, `on h = ptr => body`: a call on a handle
+///   (`h` binds `&mut` or `&` to it); a refusal's message goes to the
+///   handle's last error and the thread's.
+/// - `reading h = ptr => body`: a call that reads a handle and leaves its
+///   last error as it is (a getter, or a call another thread may make
+///   while a solve runs); the thread's last error still tells.
+/// - `local m => body`: a call with no handle of its own; `m` is a
+///   message for the body to fill, which becomes the thread's last error.
+/// - `or fallback => body`: a call that returns a value, not a status;
+///   `fallback` if the body panics.
+///
+/// Bodies return a `minimalloc_status` (but in the last form) and check
+/// their other pointers themselves: which may be NULL is each call's own
+/// contract.
+macro_rules! ffi_guard {
+    (on mut $h:ident = $ptr:ident => $body:block) => {
+        $crate::ffi::entry(
+            // Safety: NULL or a live handle, by the entry point's contract.
+            || unsafe { $ptr.as_ref() }.map(|h| &h.error),
+            || {
+                // Safety: as above.
+                let Some($h) = (unsafe { $ptr.as_mut() }) else {
+                    return $crate::ffi::minimalloc_status::NullPointer;
+                };
+                $body
+            },
+        )
+    };
+    (on $h:ident = $ptr:ident => $body:block) => {
+        $crate::ffi::entry(
+            // Safety: NULL or a live handle, by the entry point's contract.
+            || unsafe { $ptr.as_ref() }.map(|h| &h.error),
+            || {
+                // Safety: as above.
+                let Some($h) = (unsafe { $ptr.as_ref() }) else {
+                    return $crate::ffi::minimalloc_status::NullPointer;
+                };
+                $body
+            },
+        )
+    };
+    (reading $h:ident = $ptr:ident => $body:block) => {
+        $crate::ffi::entry(
+            || None,
+            || {
+                // Safety: NULL or a live handle, by the entry point's
+                // contract.
+                let Some($h) = (unsafe { $ptr.as_ref() }) else {
+                    return $crate::ffi::minimalloc_status::NullPointer;
+                };
+                $body
+            },
+        )
+    };
+    (local $m:ident => $body:block) => {
+        $crate::ffi::entry_local(|$m| $body)
+    };
+    (or $fallback:expr => $body:block) => {
+        $crate::ffi::guard($fallback, || $body)
+    };
+}
 
 pub mod conflict;
 pub mod options;
@@ -302,7 +371,7 @@ pub(crate) fn record(failure: Option<&str>) {
 /// the whole process.
 #[no_mangle]
 pub extern "C" fn minimalloc_last_error() -> *const c_char {
-    guard(c"".as_ptr(), || {
+    ffi_guard!(or c"".as_ptr() => {
         #[cfg(feature = "std")]
         {
             LAST_ERROR.with(|e| e.as_ptr())
@@ -318,7 +387,7 @@ pub extern "C" fn minimalloc_last_error() -> *const c_char {
 /// a value that names none). Never NULL.
 #[no_mangle]
 pub extern "C" fn minimalloc_status_str(status: StatusCode) -> *const c_char {
-    guard(c"internal error".as_ptr(), || {
+    ffi_guard!(or c"internal error".as_ptr() => {
         let text = minimalloc_status::ALL
             .iter()
             .find(|s| **s as c_int == status.0)
@@ -332,7 +401,7 @@ pub extern "C" fn minimalloc_status_str(status: StatusCode) -> *const c_char {
 #[no_mangle]
 pub extern "C" fn minimalloc_version() -> *const c_char {
     const VERSION: &str = concat!(env!("CARGO_PKG_VERSION"), "\0");
-    VERSION.as_ptr().cast()
+    ffi_guard!(or c"".as_ptr() => { VERSION.as_ptr().cast() })
 }
 
 #[cfg(test)]

@@ -9,7 +9,7 @@ use core::ffi::{c_char, c_int};
 use core::ptr;
 use core::sync::atomic::{AtomicBool, AtomicI64, AtomicU64, Ordering};
 
-use super::{entry, guard, minimalloc_status, Message};
+use super::{minimalloc_status, Message};
 use crate::text::{format, Arg::I};
 
 /// What a solve aims for.
@@ -104,7 +104,7 @@ pub struct minimalloc_options {
 /// limit, the cancel flag clear, seed 0, one thread and base address 0.
 #[no_mangle]
 pub extern "C" fn minimalloc_options_new() -> *mut minimalloc_options {
-    guard(ptr::null_mut(), || {
+    ffi_guard!(or ptr::null_mut() => {
         Box::into_raw(Box::new(minimalloc_options {
             timeout_ms: AtomicU64::new(0),
             node_limit: AtomicU64::new(0),
@@ -138,7 +138,7 @@ pub extern "C" fn minimalloc_options_new() -> *mut minimalloc_options {
 /// `options` is NULL or a handle from `minimalloc_options_new` not yet freed.
 #[no_mangle]
 pub unsafe extern "C" fn minimalloc_options_free(options: *mut minimalloc_options) {
-    guard((), || {
+    ffi_guard!(or () => {
         if !options.is_null() {
             // Safety: the caller passes a live handle from Box::into_raw.
             drop(unsafe { Box::from_raw(options) });
@@ -331,7 +331,7 @@ pub unsafe extern "C" fn minimalloc_options_set_base(
 #[no_mangle]
 pub unsafe extern "C" fn minimalloc_options_lower_bound(options: *const minimalloc_options) -> i64 {
     // Safety: NULL or a live handle, by contract.
-    guard(-1, || {
+    ffi_guard!(or -1 => {
         unsafe { options.as_ref() }.map_or(-1, |o| o.lower_bound.load(Ordering::Relaxed))
     })
 }
@@ -345,7 +345,7 @@ pub unsafe extern "C" fn minimalloc_options_lower_bound(options: *const minimall
 #[no_mangle]
 pub unsafe extern "C" fn minimalloc_options_optimal(options: *const minimalloc_options) -> c_int {
     // Safety: NULL or a live handle, by contract.
-    guard(0, || {
+    ffi_guard!(or 0 => {
         unsafe { options.as_ref() }.map_or(0, |o| c_int::from(o.optimal.load(Ordering::Relaxed)))
     })
 }
@@ -357,7 +357,7 @@ pub unsafe extern "C" fn minimalloc_options_optimal(options: *const minimalloc_o
 #[no_mangle]
 pub unsafe extern "C" fn minimalloc_options_nodes(options: *const minimalloc_options) -> u64 {
     // Safety: NULL or a live handle, by contract.
-    guard(0, || {
+    ffi_guard!(or 0 => {
         unsafe { options.as_ref() }.map_or(0, |o| o.nodes.load(Ordering::Relaxed))
     })
 }
@@ -370,7 +370,7 @@ pub unsafe extern "C" fn minimalloc_options_nodes(options: *const minimalloc_opt
 #[no_mangle]
 pub unsafe extern "C" fn minimalloc_options_elapsed_us(options: *const minimalloc_options) -> u64 {
     // Safety: NULL or a live handle, by contract.
-    guard(0, || {
+    ffi_guard!(or 0 => {
         unsafe { options.as_ref() }.map_or(0, |o| o.elapsed_ns.load(Ordering::Relaxed) / 1000)
     })
 }
@@ -388,7 +388,7 @@ pub unsafe extern "C" fn minimalloc_options_last_error(
     options: *const minimalloc_options,
 ) -> *const c_char {
     // Safety: NULL or a live handle, by contract.
-    guard(ptr::null(), || {
+    ffi_guard!(or ptr::null() => {
         unsafe { options.as_ref() }.map_or(ptr::null(), |o| o.error.as_ptr())
     })
 }
@@ -422,14 +422,7 @@ fn set_checked(
     options: *const minimalloc_options,
     f: impl FnOnce(&minimalloc_options) -> Result<(), Refusal>,
 ) -> minimalloc_status {
-    entry(
-        // Safety: NULL or a live handle, by contract of every caller.
-        || unsafe { options.as_ref() }.map(|o| &o.error),
-        || {
-            // Safety: as above.
-            let Some(o) = (unsafe { options.as_ref() }) else {
-                return minimalloc_status::NullPointer;
-            };
+    ffi_guard!(on o = options => {
             match f(o) {
                 Ok(()) => minimalloc_status::Ok,
                 Err((status, why)) => {
@@ -437,8 +430,7 @@ fn set_checked(
                     status
                 }
             }
-        },
-    )
+    })
 }
 
 /// Runs a setter that cannot refuse its value. With `settles` false (the
@@ -449,20 +441,17 @@ fn with_options(
     options: *const minimalloc_options,
     f: impl FnOnce(&minimalloc_options),
 ) -> minimalloc_status {
-    entry(
-        // Safety: NULL or a live handle, by contract of every caller.
-        || unsafe { options.as_ref() }.and_then(|o| settles.then_some(&o.error)),
-        || {
-            // Safety: as above.
-            match unsafe { options.as_ref() } {
-                Some(o) => {
-                    f(o);
-                    minimalloc_status::Ok
-                }
-                None => minimalloc_status::NullPointer,
-            }
-        },
-    )
+    if settles {
+        ffi_guard!(on o = options => {
+            f(o);
+            minimalloc_status::Ok
+        })
+    } else {
+        ffi_guard!(reading o = options => {
+            f(o);
+            minimalloc_status::Ok
+        })
+    }
 }
 
 /// Calls `callback` during solves with these options when the best height
@@ -483,14 +472,7 @@ pub unsafe extern "C" fn minimalloc_options_set_progress(
     callback: super::progress::minimalloc_progress_fn,
     user: *mut core::ffi::c_void,
 ) -> minimalloc_status {
-    entry(
-        // Safety: NULL or a live handle, by contract.
-        || unsafe { options.as_ref() }.map(|o| &o.error),
-        || {
-            // Safety: as above.
-            let Some(o) = (unsafe { options.as_ref() }) else {
-                return minimalloc_status::NullPointer;
-            };
+    ffi_guard!(on o = options => {
             #[cfg(all(feature = "std", feature = "heuristics"))]
             {
                 let cb = callback.map(|f| super::progress::Callback::new(f, user));
@@ -502,6 +484,5 @@ pub unsafe extern "C" fn minimalloc_options_set_progress(
                 let _ = (o, callback, user);
                 minimalloc_status::Unsupported
             }
-        },
-    )
+    })
 }

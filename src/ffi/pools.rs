@@ -8,8 +8,6 @@ use super::minimalloc_status;
 use super::options::minimalloc_options;
 use super::problem::minimalloc_problem;
 use super::solution::minimalloc_solution;
-#[cfg(feature = "constraints")]
-use super::{entry, entry_local};
 
 /// Adds a memory pool to `problem`: `name` (may be NULL) for reports,
 /// every buffer placed in it ends at or below `capacity`, its offsets are
@@ -40,14 +38,7 @@ pub unsafe extern "C" fn minimalloc_problem_add_pool(
         super::unsupported()
     }
     #[cfg(feature = "constraints")]
-    entry(
-        // Safety: NULL or a live handle, by contract.
-        || unsafe { problem.as_ref() }.map(|h| &h.error),
-        || {
-            // Safety: as above.
-            let Some(h) = (unsafe { problem.as_mut() }) else {
-                return minimalloc_status::NullPointer;
-            };
+    ffi_guard!(on mut h = problem => {
             if out_index.is_null() {
                 return minimalloc_status::NullPointer;
             }
@@ -80,8 +71,7 @@ pub unsafe extern "C" fn minimalloc_problem_add_pool(
                     }
                 }
             }
-        },
-    )
+    })
 }
 
 /// Says which pools buffer `index` may go to: `pools[0..n]`, preferred
@@ -105,14 +95,7 @@ pub unsafe extern "C" fn minimalloc_problem_set_pools(
         super::unsupported()
     }
     #[cfg(feature = "constraints")]
-    entry(
-        // Safety: NULL or a live handle, by contract.
-        || unsafe { problem.as_ref() }.map(|h| &h.error),
-        || {
-            // Safety: as above.
-            let Some(h) = (unsafe { problem.as_mut() }) else {
-                return minimalloc_status::NullPointer;
-            };
+    ffi_guard!(on mut h = problem => {
             if n > 0 && pools.is_null() {
                 return minimalloc_status::NullPointer;
             }
@@ -132,8 +115,7 @@ pub unsafe extern "C" fn minimalloc_problem_set_pools(
                     }
                 }
             }
-        },
-    )
+    })
 }
 
 /// The pool of each buffer of a solved problem with pools, copied into
@@ -156,11 +138,7 @@ pub unsafe extern "C" fn minimalloc_solution_pools(
         super::unsupported()
     }
     #[cfg(feature = "constraints")]
-    entry_local(|_| {
-        // Safety: NULL or a live handle, by contract.
-        let Some(s) = (unsafe { solution.as_ref() }) else {
-            return minimalloc_status::NullPointer;
-        };
+    ffi_guard!(reading s = solution => {
         let n = s.offsets.len();
         if n == 0 {
             return minimalloc_status::Ok;
@@ -203,13 +181,7 @@ pub unsafe extern "C" fn minimalloc_options_pool_report(
         super::unsupported()
     }
     #[cfg(feature = "constraints")]
-    entry(
-        || None,
-        || {
-            // Safety: NULL or a live handle, by contract.
-            let Some(_o) = (unsafe { options.as_ref() }) else {
-                return minimalloc_status::NullPointer;
-            };
+    ffi_guard!(reading _o = options => {
             #[cfg(feature = "constraints")]
             {
                 let Some((height, lower_bound, buffers)) = _o.pools.with(|r| r.get(pool).copied())
@@ -230,6 +202,5 @@ pub unsafe extern "C" fn minimalloc_options_pool_report(
                 }
                 minimalloc_status::Ok
             }
-        },
-    )
+    })
 }

@@ -5,7 +5,7 @@ use alloc::string::String;
 use core::ffi::{c_char, c_int};
 use core::ptr;
 
-use super::{entry, guard, minimalloc_status, record, Message};
+use super::{minimalloc_status, record, Message};
 use crate::model::problem::{Buffer, BufferError, Error, Field, Gap, Lifetime, Problem, Window};
 
 /// How the lifetimes and gaps given to a problem are written.
@@ -119,7 +119,8 @@ impl minimalloc_problem {
 /// bound, pass `INT64_MAX`.
 #[no_mangle]
 pub extern "C" fn minimalloc_problem_new(capacity: i64) -> *mut minimalloc_problem {
-    guard(ptr::null_mut(), || match Problem::empty(capacity) {
+    ffi_guard!(or ptr::null_mut() => {
+        match Problem::empty(capacity) {
         Ok(problem) => {
             record(None);
             Box::into_raw(Box::new(minimalloc_problem {
@@ -134,6 +135,7 @@ pub extern "C" fn minimalloc_problem_new(capacity: i64) -> *mut minimalloc_probl
             record(Some(&text));
             ptr::null_mut()
         }
+    }
     })
 }
 
@@ -143,7 +145,7 @@ pub extern "C" fn minimalloc_problem_new(capacity: i64) -> *mut minimalloc_probl
 /// `problem` is NULL or a handle from `minimalloc_problem_new` not yet freed.
 #[no_mangle]
 pub unsafe extern "C" fn minimalloc_problem_free(problem: *mut minimalloc_problem) {
-    guard((), || {
+    ffi_guard!(or () => {
         if !problem.is_null() {
             // Safety: the caller passes a live handle from Box::into_raw.
             drop(unsafe { Box::from_raw(problem) });
@@ -164,13 +166,7 @@ pub unsafe extern "C" fn minimalloc_problem_set_lifetime(
     problem: *mut minimalloc_problem,
     lifetime: LifetimeCode,
 ) -> minimalloc_status {
-    entry(
-        || unsafe { problem.as_ref() }.map(|h| &h.error),
-        || {
-            // Safety: NULL or a live handle, by contract.
-            let Some(h) = (unsafe { problem.as_mut() }) else {
-                return minimalloc_status::NullPointer;
-            };
+    ffi_guard!(on mut h = problem => {
             h.lifetime = match lifetime.0 {
                 0 => Lifetime::HalfOpen,
                 1 => Lifetime::Inclusive,
@@ -184,8 +180,7 @@ pub unsafe extern "C" fn minimalloc_problem_set_lifetime(
                 }
             };
             minimalloc_status::Ok
-        },
-    )
+    })
 }
 
 /// Adds a buffer alive during `[lower, upper)` (or as set by
@@ -232,13 +227,7 @@ pub unsafe extern "C" fn minimalloc_problem_add_buffers(
     n: usize,
     out_first: *mut usize,
 ) -> minimalloc_status {
-    entry(
-        || unsafe { problem.as_ref() }.map(|h| &h.error),
-        || {
-            // Safety: NULL or a live handle, by contract.
-            let Some(h) = (unsafe { problem.as_mut() }) else {
-                return minimalloc_status::NullPointer;
-            };
+    ffi_guard!(on mut h = problem => {
             if out_first.is_null()
                 || (n > 0 && (lower.is_null() || upper.is_null() || size.is_null()))
             {
@@ -272,8 +261,7 @@ pub unsafe extern "C" fn minimalloc_problem_add_buffers(
             // Safety: checked non-NULL; writable by contract.
             unsafe { *out_first = first };
             minimalloc_status::Ok
-        },
-    )
+    })
 }
 
 /// Adds a gap `[lower, upper)` (or in the convention set by
@@ -289,16 +277,9 @@ pub unsafe extern "C" fn minimalloc_problem_add_gap(
     lower: i64,
     upper: i64,
 ) -> minimalloc_status {
-    entry(
-        || unsafe { problem.as_ref() }.map(|h| &h.error),
-        || {
-            // Safety: NULL or a live handle, by contract.
-            let Some(h) = (unsafe { problem.as_mut() }) else {
-                return minimalloc_status::NullPointer;
-            };
+    ffi_guard!(on mut h = problem => {
             h.add_gap(index, lower, upper, None)
-        },
-    )
+    })
 }
 
 /// Adds a gap `[lower, upper)` to buffer `index` during which only the
@@ -316,20 +297,13 @@ pub unsafe extern "C" fn minimalloc_problem_add_gap_window(
     window_lower: i64,
     window_upper: i64,
 ) -> minimalloc_status {
-    entry(
-        || unsafe { problem.as_ref() }.map(|h| &h.error),
-        || {
-            // Safety: NULL or a live handle, by contract.
-            let Some(h) = (unsafe { problem.as_mut() }) else {
-                return minimalloc_status::NullPointer;
-            };
+    ffi_guard!(on mut h = problem => {
             let window = Window {
                 lower: window_lower,
                 upper: window_upper,
             };
             h.add_gap(index, lower, upper, Some(window))
-        },
-    )
+    })
 }
 
 /// Fixes buffer `index` at `offset`: the solver places it exactly there.
@@ -343,19 +317,12 @@ pub unsafe extern "C" fn minimalloc_problem_set_offset(
     index: usize,
     offset: i64,
 ) -> minimalloc_status {
-    entry(
-        || unsafe { problem.as_ref() }.map(|h| &h.error),
-        || {
-            // Safety: NULL or a live handle, by contract.
-            let Some(h) = (unsafe { problem.as_mut() }) else {
-                return minimalloc_status::NullPointer;
-            };
+    ffi_guard!(on mut h = problem => {
             h.change(index, |b| {
                 b.offset = (offset >= 0).then_some(offset);
                 Ok(())
             })
-        },
-    )
+    })
 }
 
 /// Gives buffer `index` a hint: an offset to try first (for example the
@@ -369,19 +336,12 @@ pub unsafe extern "C" fn minimalloc_problem_set_hint(
     index: usize,
     hint: i64,
 ) -> minimalloc_status {
-    entry(
-        || unsafe { problem.as_ref() }.map(|h| &h.error),
-        || {
-            // Safety: NULL or a live handle, by contract.
-            let Some(h) = (unsafe { problem.as_mut() }) else {
-                return minimalloc_status::NullPointer;
-            };
+    ffi_guard!(on mut h = problem => {
             h.change(index, |b| {
                 b.hint = (hint >= 0).then_some(hint);
                 Ok(())
             })
-        },
-    )
+    })
 }
 
 /// Number of buffers (0 for NULL).
@@ -391,7 +351,7 @@ pub unsafe extern "C" fn minimalloc_problem_set_hint(
 #[no_mangle]
 pub unsafe extern "C" fn minimalloc_problem_len(problem: *const minimalloc_problem) -> usize {
     // Safety: NULL or a live handle, by contract.
-    guard(0, || {
+    ffi_guard!(or 0 => {
         unsafe { problem.as_ref() }.map_or(0, |h| h.problem.len())
     })
 }
@@ -408,7 +368,7 @@ pub unsafe extern "C" fn minimalloc_problem_last_error(
     problem: *const minimalloc_problem,
 ) -> *const c_char {
     // Safety: NULL or a live handle, by contract.
-    guard(ptr::null(), || {
+    ffi_guard!(or ptr::null() => {
         unsafe { problem.as_ref() }.map_or(ptr::null(), |h| h.error.as_ptr())
     })
 }
@@ -481,14 +441,7 @@ unsafe fn link(
     n: usize,
     colocate: bool,
 ) -> minimalloc_status {
-    entry(
-        // Safety: NULL or a live handle, by contract.
-        || unsafe { problem.as_ref() }.map(|h| &h.error),
-        || {
-            // Safety: as above.
-            let Some(h) = (unsafe { problem.as_mut() }) else {
-                return minimalloc_status::NullPointer;
-            };
+    ffi_guard!(on mut h = problem => {
             if n > 0 && indices.is_null() {
                 return minimalloc_status::NullPointer;
             }
@@ -512,6 +465,5 @@ unsafe fn link(
                     }
                 }
             }
-        },
-    )
+    })
 }

@@ -3,7 +3,7 @@
 use alloc::boxed::Box;
 use alloc::vec::Vec;
 
-use super::{entry_local, guard, minimalloc_status};
+use super::minimalloc_status;
 
 /// The offsets of a solved problem, one per buffer in the order added.
 /// Opaque; made by `minimalloc_solve*`, released by
@@ -23,7 +23,7 @@ pub struct minimalloc_solution {
 #[no_mangle]
 pub unsafe extern "C" fn minimalloc_solution_len(solution: *const minimalloc_solution) -> usize {
     // Safety: NULL or a live handle, by contract.
-    guard(0, || {
+    ffi_guard!(or 0 => {
         unsafe { solution.as_ref() }.map_or(0, |s| s.offsets.len())
     })
 }
@@ -41,11 +41,7 @@ pub unsafe extern "C" fn minimalloc_solution_offsets(
     out_offsets: *mut i64,
     len: usize,
 ) -> minimalloc_status {
-    entry_local(|_| {
-        // Safety: NULL or a live handle, by contract.
-        let Some(s) = (unsafe { solution.as_ref() }) else {
-            return minimalloc_status::NullPointer;
-        };
+    ffi_guard!(reading s = solution => {
         if s.offsets.is_empty() {
             return minimalloc_status::Ok;
         }
@@ -69,7 +65,9 @@ pub unsafe extern "C" fn minimalloc_solution_offsets(
 #[no_mangle]
 pub unsafe extern "C" fn minimalloc_solution_height(solution: *const minimalloc_solution) -> i64 {
     // Safety: NULL or a live handle, by contract.
-    guard(-1, || unsafe { solution.as_ref() }.map_or(-1, |s| s.height))
+    ffi_guard!(or -1 => {
+        unsafe { solution.as_ref() }.map_or(-1, |s| s.height)
+    })
 }
 
 /// Releases a solution. NULL is a no-op.
@@ -78,7 +76,7 @@ pub unsafe extern "C" fn minimalloc_solution_height(solution: *const minimalloc_
 /// `solution` is NULL or a handle from `minimalloc_solve*` not yet freed.
 #[no_mangle]
 pub unsafe extern "C" fn minimalloc_solution_free(solution: *mut minimalloc_solution) {
-    guard((), || {
+    ffi_guard!(or () => {
         if !solution.is_null() {
             // Safety: the caller passes a live handle from Box::into_raw.
             drop(unsafe { Box::from_raw(solution) });

@@ -8,7 +8,7 @@ use core::time::Duration;
 use super::options::minimalloc_options;
 use super::problem::minimalloc_problem;
 use super::solution::minimalloc_solution;
-use super::{entry, entry_local, minimalloc_status, Message};
+use super::{minimalloc_status, Message};
 use crate::plan::{plan, Method, Objective, Options, Status};
 use crate::text::{
     format,
@@ -29,7 +29,7 @@ pub unsafe extern "C" fn minimalloc_solve(
     timeout_ms: u64,
     out_solution: *mut *mut minimalloc_solution,
 ) -> minimalloc_status {
-    entry_local(|message| {
+    ffi_guard!(local message => {
         // Safety: as the caller passed them.
         unsafe { solve_checked(problem, None, message, timeout_ms, out_solution) }
     })
@@ -50,19 +50,11 @@ pub unsafe extern "C" fn minimalloc_solve_with(
     options: *const minimalloc_options,
     out_solution: *mut *mut minimalloc_solution,
 ) -> minimalloc_status {
-    entry(
-        // Safety: NULL or a live handle, by contract.
-        || unsafe { options.as_ref() }.map(|o| &o.error),
-        || {
-            // Safety: as above.
-            let Some(o) = (unsafe { options.as_ref() }) else {
-                return minimalloc_status::NullPointer;
-            };
+    ffi_guard!(on o = options => {
             let timeout_ms = o.timeout_ms.load(Ordering::Relaxed);
             // Safety: as the caller passed them.
             unsafe { solve_checked(problem, Some(o), &o.error, timeout_ms, out_solution) }
-        },
-    )
+    })
 }
 
 /// Both solve calls: checks the pointers, turns the options (defaults
