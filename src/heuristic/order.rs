@@ -63,7 +63,11 @@ impl Layout {
                 Strategy::BestFit | Strategy::BigRocks => (size as f64, length as i128, 0),
                 Strategy::Skyline => (
                     contention[b] as f64,
-                    size as i128 * length as i128 * length as i128,
+                    // Saturates: an i64 size by a squared i64 length can
+                    // pass i128 (a tie-break only: order, not validity).
+                    (size as i128)
+                        .saturating_mul(length as i128)
+                        .saturating_mul(length as i128),
                     length,
                 ),
                 Strategy::Online => unreachable!("ordered by online_order"),
