@@ -179,6 +179,42 @@ fn c_api_test_under_address_sanitizer() {
     );
 }
 
+/// Random programs of C-ABI calls (c_tests/abi_ops.c: every entry point,
+/// NULL handles and arrays, indices past the end, int64 extremes, unknown
+/// enum codes) under AddressSanitizer (with LeakSanitizer at exit) and
+/// UndefinedBehaviorSanitizer: no crash, no leak, no undefined behaviour,
+/// and the facts the driver checks hold. `MINIMALLOC_ABI_PROGRAMS` sets how
+/// many (CI runs more).
+#[test]
+fn random_abi_calls_under_address_and_undefined_sanitizers() {
+    let dir = scratch("abi_random");
+    let exe = dir.join("abi_random");
+    let mut flags: Vec<String> = C_FLAGS.iter().map(|s| s.to_string()).collect();
+    flags.extend(
+        [
+            "-fsanitize=address,undefined",
+            "-fno-sanitize-recover=all",
+            "-fno-omit-frame-pointer",
+        ]
+        .map(String::from),
+    );
+    flags.extend(include_flags());
+    flags.extend(link_flags(lib_dir()));
+    let flags: Vec<&str> = flags.iter().map(String::as_str).collect();
+    let sources = [
+        root().join("c_tests/abi_random.c"),
+        root().join("c_tests/abi_ops.c"),
+    ];
+    build(false, &sources, &flags, &exe);
+    let programs = std::env::var("MINIMALLOC_ABI_PROGRAMS").unwrap_or_else(|_| "3000".into());
+    let out = run(Command::new(&exe).arg(&programs).arg("7"), "abi_random");
+    assert!(
+        out.contains(&format!("{programs} random programs")),
+        "{out}"
+    );
+    println!("{}", out.trim());
+}
+
 #[test]
 fn eight_threads_and_a_cancel() {
     let dir = scratch("threads");
