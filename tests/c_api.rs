@@ -163,6 +163,27 @@ fn model_test(dir: &Path, lib: &Path, build_kind: &str) {
     eprint!("{out}");
 }
 
+/// c_tests/extremes_test.c: int64 extremes (sizes, alignments, bases,
+/// capacities) through the header: refused with a message, or placed
+/// validly; never an overflowed offset.
+#[test]
+fn int64_extremes_through_the_header() {
+    let dir = scratch("extremes");
+    let exe = dir.join("extremes_test");
+    let mut flags: Vec<String> = C_FLAGS.iter().map(|s| s.to_string()).collect();
+    flags.extend(include_flags());
+    flags.extend(link_flags(lib_dir()));
+    let flags: Vec<&str> = flags.iter().map(String::as_str).collect();
+    build(
+        false,
+        &[root().join("c_tests/extremes_test.c")],
+        &flags,
+        &exe,
+    );
+    let out = run(&mut Command::new(&exe), "extremes_test");
+    assert!(out.contains("extremes_test: ok"), "{out}");
+}
+
 #[test]
 fn compiler_model_through_the_header() {
     model_test(&scratch("model"), lib_dir(), "full");

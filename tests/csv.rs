@@ -138,3 +138,19 @@ fn errors_name_the_line_and_column() {
         );
     }
 }
+
+/// tests/data/links.csv holds every column the writer knows (alignment,
+/// a hint of -1 for none, gaps with a window, colocation and separation
+/// labels): read and written again it is the same text. The Python
+/// package's test reads and writes the same file (one grammar).
+#[test]
+fn the_shared_file_reads_and_writes_back_unchanged() {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/links.csv");
+    let text = std::fs::read_to_string(path).unwrap();
+    let (problem, _) = read(&text, 128).unwrap();
+    assert_eq!(problem.buffers()[0].hint, None);
+    assert_eq!(problem.buffers()[1].hint, Some(0));
+    assert_eq!(problem.colocations(), &[vec![0, 1], vec![4, 5]]);
+    assert_eq!(problem.separations(), &[vec![0, 2, 5], vec![2, 3]]);
+    assert_eq!(write_problem(&problem, None), text);
+}

@@ -191,7 +191,7 @@ def test_csv_round_trip_and_errors(tmp_path):
     assert np.array_equal(q.solve(check=True).offsets, r.offsets)
     for bad, pattern in [
         ("", "empty file"),
-        ("id,lower,upper,bytes\n", "unknown column 'bytes'"),
+        ("id,lower,upper,bytes\n", "no size column"),
         ("id,lower,upper\n", "no size column"),
         ("id,lower,upper,size\na,0,3\n", "line 2: 3 fields, the header has 4"),
         ("id,lower,upper,size\na,0,3,4\nb,x,3,4\n", "line 3, column lower: expected an integer, got 'x'"),

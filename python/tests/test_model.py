@@ -8,7 +8,7 @@ import pytest
 import minimalloc
 from minimalloc import InvalidInputError, Problem, Status
 
-from conftest import PAPER, check_placement
+from conftest import PAPER, ROOT, check_placement
 
 
 def test_colocated_buffers_alias_and_separated_ones_do_not_meet():
@@ -73,3 +73,79 @@ def test_pools_spill_and_report():
     p.set_pools(0, [sram])
     r = p.solve()
     assert r.status is Status.INFEASIBLE and r.offsets is None
+
+
+def test_read_and_write_the_commands_csv_unchanged(tmp_path):
+    """tests/data/links.csv (the command's own grammar: a hint of -1 for
+    none, gaps with a window, colocation and separation labels) reads into
+    the same groups as the command reads, and writes back as the same
+    text (the Rust test reads and writes the same file)."""
+    path = ROOT / "tests" / "data" / "links.csv"
+    problem = minimalloc.read_csv(path, 128)
+    assert problem._hints == {1: 0, 4: 32}
+    assert problem.links() == ([[0, 1], [4, 5]], [[0, 2, 5], [2, 3]])
+    out = tmp_path / "out.csv"
+    minimalloc.write_csv(out, problem)
+    assert out.read_text() == path.read_text()
+    result = problem.solve()
+    assert result.solved
+    offsets = result.offsets
+    assert offsets[0] == offsets[1] and offsets[4] == offsets[5]
+    for group in ([0, 2, 5], [2, 3]):
+        for i in group:
+            for j in group:
+                if i < j:
+                    assert (
+                        offsets[i] + problem.columns()[2][i] <= offsets[j]
+                        or offsets[j] + problem.columns()[2][j] <= offsets[i]
+                    )
+
+
+def test_read_csv_with_pools_and_columns_it_does_not_know(tmp_path):
+    """A pools column names pools given to read_csv; an unknown column is
+    ignored, as the command keeps it without reading it."""
+    path = tmp_path / "pools.csv"
+    path.write_text("id,lower,upper,size,pools,note\na,0,2,8,fast slow,x\nb,1,3,8,slow,y\n")
+    problem = minimalloc.read_csv(path, 100, pools=[("fast", 8), ("slow", 64, 1024)])
+    assert problem.pool_names == ["fast", "slow"]
+    result = problem.solve()
+    assert result.solved
+    with pytest.raises(minimalloc.InvalidInputError, match="no pool named 'slow'"):
+        minimalloc.read_csv(path, 100, pools=[("fast", 8)])
+
+
+def test_extremes_are_refused_or_placed_validly():
+    """Sizes, alignments and bases at the edge of 64 bits: a problem whose
+    total could overflow is refused with a message naming the buffer,
+    never placed wrongly; what is accepted is placed validly."""
+    big = 2**63 - 1
+    p = Problem()
+    p.add(0, 2, big)
+    with pytest.raises(InvalidInputError, match="buffer 1: size .* passes 2\\^63 - 1"):
+        p.add(0, 2, big)
+    assert len(p) == 1
+    result = p.solve(minimize=True, check=True)
+    assert result.solved and list(result.offsets) == [0] and result.height == big
+
+    p = Problem()
+    p.add(0, 2, 2**62)
+    with pytest.raises(InvalidInputError, match="buffer 1"):
+        p.add(0, 2, 2**62)
+    with pytest.raises(InvalidInputError, match="buffer 1"):
+        p.add(2, 4, 2**62)  # not alive with the first: the bound is the total
+
+    p = Problem(big)
+    p.add(0, 1, 8)
+    with pytest.raises(InvalidInputError, match="base address .* overflows"):
+        p.solve(base=big)
+    result = p.solve(base=big - 8, check=True)
+    assert result.solved and list(result.offsets) == [big - 8]
+
+    p = Problem(big)
+    p.add(0, 1, 8, 2**62)
+    with pytest.raises(InvalidInputError, match="alignment padding"):
+        p.add(0, 1, 8, 2**62)
+    for capacity in (1, big):
+        q = Problem(capacity)
+        q.add(0, 1, 1, 1)
+        assert q.solve(check=True).solved

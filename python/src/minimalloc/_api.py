@@ -277,6 +277,10 @@ class Problem:
         self._gaps: Dict[int, List[Tuple[int, int, Optional[Tuple[int, int]]]]] = {}
         self._fixed: Dict[int, int] = {}
         self._hints: Dict[int, int] = {}
+        # Link groups as declared (the library merges colocation groups
+        # that share a buffer; `links()` does the same).
+        self._colocations: List[List[int]] = []
+        self._separations: List[List[int]] = []
         self.pool_names: List[str] = []
         """The names of the pools added, by index."""
         _check(
@@ -376,18 +380,49 @@ class Problem:
     def colocate(self, indices: Sequence[int]) -> None:
         """Makes buffers ``indices`` share one offset: they alias (each keeps
         its lifetime and size; groups that share a buffer merge)."""
-        self._link(indices, lib.minimalloc_problem_colocate)
+        self._colocations.append(self._link(indices, lib.minimalloc_problem_colocate))
 
     def separate(self, indices: Sequence[int]) -> None:
         """Forbids buffers ``indices`` any shared byte, whatever their
         lifetimes."""
-        self._link(indices, lib.minimalloc_problem_separate)
+        self._separations.append(self._link(indices, lib.minimalloc_problem_separate))
 
-    def _link(self, indices: Sequence[int], call: Any) -> None:
+    def _link(self, indices: Sequence[int], call: Any) -> List[int]:
         self._change()
         members = [self._index(i) for i in indices]
         array = ffi.new("size_t[]", members) if members else ffi.NULL
         _check(call(self._handle, array, len(members)), self._error())
+        return sorted(set(members))
+
+    def links(self) -> Tuple[List[List[int]], List[List[int]]]:
+        """The colocation groups (disjoint: declared groups that share a
+        buffer are one) and the separation groups, each sorted, groups of
+        two or more only."""
+        parent = list(range(len(self)))
+
+        def root(i: int) -> int:
+            while parent[i] != i:
+                parent[i] = parent[parent[i]]
+                i = parent[i]
+            return i
+
+        for group in self._colocations:
+            for m in group[1:]:
+                parent[root(m)] = root(group[0])
+        merged: Dict[int, List[int]] = {}
+        order: List[int] = []
+        for group in self._colocations:
+            r = root(group[0])
+            if r not in merged:
+                merged[r] = []
+                order.append(r)
+        for i in range(len(self)):
+            r = root(i)
+            if r in merged:
+                merged[r].append(i)
+        colocations = [merged[r] for r in order if len(merged[r]) >= 2]
+        separations = [g for g in self._separations if len(g) >= 2]
+        return colocations, separations
 
     def add_pool(self, name: str, capacity: int, *, base: int = 0, alignment: int = 1) -> int:
         """Adds a memory pool; returns its index. Buffers go to any pool, in

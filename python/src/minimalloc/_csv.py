@@ -1,10 +1,17 @@
 """The reference CSV format, as the minimalloc command reads and writes it.
 
-Columns ``id,lower,upper,size[,alignment][,hint][,gaps][,offset]`` in any
-order, with the aliases ``start``/``begin`` (lower), ``buffer``/
-``buffer_id`` (id) and ``end`` (an inclusive upper: upper = end + 1).
-Gaps are space-separated ``lower-upper`` or
-``lower-upper@window_lower:window_upper``.
+Columns ``id,lower,upper,size[,alignment][,hint][,gaps][,colocation]
+[,separation][,pools][,offset]`` in any order, with the aliases
+``start``/``begin`` (lower), ``buffer``/``buffer_id`` (id) and ``end`` (an
+inclusive upper: upper = end + 1). A hint of -1 means none (the reference
+format's way). Gaps are space-separated ``lower-upper`` or
+``lower-upper@window_lower:window_upper``. Rows with the same
+``colocation`` label share one offset; a ``separation`` cell lists
+space-separated labels, and rows with a label in common may not share a
+byte; a ``pools`` cell names, preferred first, the pools (given to
+:func:`read_csv`) a buffer may go to. Other columns are ignored (the
+command keeps them in its output; a :class:`Problem` has no place for
+them). The grammar is the command's: tests read the same files with both.
 """
 
 from __future__ import annotations
@@ -12,7 +19,7 @@ from __future__ import annotations
 import csv
 import io
 import os
-from typing import Dict, List, Optional, TextIO, Union
+from typing import Dict, List, Optional, Sequence, TextIO, Tuple, Union
 
 from ._api import InvalidInputError, Problem, Result
 
@@ -32,6 +39,9 @@ _ALIASES = {
     "hint": "hint",
     "gaps": "gaps",
     "offset": "offset",
+    "colocation": "colocation",
+    "separation": "separation",
+    "pools": "pools",
 }
 
 
@@ -41,11 +51,22 @@ def _open_text(source: PathOrFile) -> TextIO:
     return source
 
 
-def read_csv(source: PathOrFile, capacity: Optional[int] = None, *, lifetime: str = "half-open") -> Problem:
+PoolSpec = Union[Tuple[str, int], Tuple[str, int, int], Tuple[str, int, int, int]]
+
+
+def read_csv(
+    source: PathOrFile,
+    capacity: Optional[int] = None,
+    *,
+    lifetime: str = "half-open",
+    pools: Sequence[PoolSpec] = (),
+) -> Problem:
     """Reads a problem from a CSV file (a path or an open text file).
 
-    Errors raise :class:`InvalidInputError` naming the line, the column
-    and, for the library's checks, the buffer and why.
+    ``pools`` are ``(name, capacity[, base[, alignment]])``, added in that
+    order; a ``pools`` column names them. Errors raise
+    :class:`InvalidInputError` naming the line, the column and, for the
+    library's checks, the buffer and why.
     """
     name = os.fspath(source) if isinstance(source, (str, os.PathLike)) else getattr(source, "name", "<csv>")
     stream = _open_text(source)
@@ -61,7 +82,7 @@ def read_csv(source: PathOrFile, capacity: Optional[int] = None, *, lifetime: st
     for position, heading in enumerate(header):
         field = _ALIASES.get(heading)
         if field is None:
-            raise InvalidInputError(f"{name}: line 1: unknown column {heading!r}")
+            continue  # kept by the command, ignored here
         if field in columns or (field in ("upper", "end") and ({"upper", "end"} & columns.keys())):
             raise InvalidInputError(f"{name}: line 1: column {heading!r} given twice")
         columns[field] = position
@@ -71,6 +92,9 @@ def read_csv(source: PathOrFile, capacity: Optional[int] = None, *, lifetime: st
     if "upper" not in columns and "end" not in columns:
         raise InvalidInputError(f"{name}: line 1: no upper (or end) column")
     problem = Problem(capacity, lifetime=lifetime)
+    # Link labels in the order they first appear: (label, rows, lines).
+    links: Dict[str, Dict[str, Tuple[List[int], List[int]]]] = {"colocation": {}, "separation": {}}
+    pool_cells: List[Tuple[int, int, str]] = []
     for line, row in enumerate(rows[1:], start=2):
         if not row or all(not cell.strip() for cell in row):
             continue
@@ -110,7 +134,8 @@ def read_csv(source: PathOrFile, capacity: Optional[int] = None, *, lifetime: st
                         wl, _, wu = window.partition(":")
                         w = (int(wl), int(wu))
                     problem.add_gap(index, int(gl), int(gu), w)
-            if "hint" in columns and cell("hint"):
+            # The reference writes -1 for "no hint".
+            if "hint" in columns and cell("hint") and number("hint") != -1:
                 problem.hint(index, number("hint"))
             if "offset" in columns and cell("offset"):
                 problem.fix(index, number("offset"))
@@ -118,6 +143,43 @@ def read_csv(source: PathOrFile, capacity: Optional[int] = None, *, lifetime: st
             raise InvalidInputError(f"{name}: line {line} (id \"{ident}\"): {e}") from None
         except ValueError:
             raise InvalidInputError(f"{name}: line {line}, column gaps: bad gap list {cell('gaps')!r}") from None
+        for kind in ("colocation", "separation"):
+            if kind in columns and cell(kind):
+                labels = [cell(kind)] if kind == "colocation" else cell(kind).split()
+                for label in labels:
+                    members, lines = links[kind].setdefault(label, ([], []))
+                    members.append(index)
+                    lines.append(line)
+        if "pools" in columns and cell("pools"):
+            pool_cells.append((index, line, cell("pools")))
+    for kind in ("colocation", "separation"):
+        for members, lines in links[kind].values():
+            try:
+                (problem.colocate if kind == "colocation" else problem.separate)(members)
+            except InvalidInputError as e:
+                raise InvalidInputError(f"{name}: line {lines[-1]}, column {kind}: {e}") from None
+    for spec in pools:
+        try:
+            pool_name, pool_capacity, *rest = spec
+            problem.add_pool(
+                pool_name,
+                pool_capacity,
+                base=rest[0] if rest else 0,
+                alignment=rest[1] if len(rest) > 1 else 1,
+            )
+        except (InvalidInputError, ValueError, TypeError) as e:
+            raise InvalidInputError(f"pool {spec!r}: {e}") from None
+    by_name = {pool_name: i for i, pool_name in enumerate(problem.pool_names)}
+    for index, line, text in pool_cells:
+        listed = []
+        for pool_name in text.split():
+            if pool_name not in by_name:
+                known = ", ".join(problem.pool_names) or "none given"
+                raise InvalidInputError(
+                    f"{name}: line {line}, column pools: no pool named {pool_name!r} (pools: {known})"
+                )
+            listed.append(by_name[pool_name])
+        problem.set_pools(index, listed)
     return problem
 
 
@@ -132,12 +194,25 @@ def write_csv(destination: PathOrFile, problem: Problem, result: Optional[Result
     with_alignment = bool((alignment != 1).any())
     with_gaps = bool(problem._gaps)
     with_hints = bool(problem._hints)
+    colocations, separations = problem.links()
+    colocation_of: Dict[int, str] = {}
+    for g, members in enumerate(colocations):
+        for m in members:
+            colocation_of[m] = f"c{g}"
+    separations_of: Dict[int, List[str]] = {}
+    for g, members in enumerate(separations):
+        for m in members:
+            separations_of.setdefault(m, []).append(f"s{g}")
     if with_alignment:
         header.append("alignment")
     if with_hints:
         header.append("hint")
     if with_gaps:
         header.append("gaps")
+    if colocations:
+        header.append("colocation")
+    if separations:
+        header.append("separation")
     with_offsets = result is not None or bool(problem._fixed)
     if with_offsets:
         header.append("offset")
@@ -149,7 +224,7 @@ def write_csv(destination: PathOrFile, problem: Problem, result: Optional[Result
         if with_alignment:
             row.append(int(alignment[i]))
         if with_hints:
-            row.append(problem._hints.get(i, ""))
+            row.append(problem._hints.get(i, -1))
         if with_gaps:
             row.append(
                 " ".join(
@@ -157,6 +232,10 @@ def write_csv(destination: PathOrFile, problem: Problem, result: Optional[Result
                     for gl, gu, w in problem._gaps.get(i, [])
                 )
             )
+        if colocations:
+            row.append(colocation_of.get(i, ""))
+        if separations:
+            row.append(" ".join(separations_of.get(i, [])))
         if with_offsets:
             if result is not None:
                 row.append(int(result.offsets[i]))  # type: ignore[index]
