@@ -476,3 +476,79 @@ fn a_repeated_flag_takes_its_last_value() {
     assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
     assert!(text(&o.stderr).contains("PASS"), "{}", text(&o.stderr));
 }
+
+/// The messages a new user met: a number past 64 bits is named as such
+/// (in a flag and in a CSV field), a conflict of one buffer reads as one,
+/// and the README's first command says what its time line was about.
+#[test]
+fn messages_say_what_is_wrong() {
+    let big = temp("big.csv");
+    std::fs::write(&big, "id,lower,upper,size\na,0,2,99999999999999999999\n").unwrap();
+    let out = run(&["--input", big.to_str().unwrap(), "--capacity=10"]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = text(&out.stderr);
+    assert!(
+        err.contains("line 2, column size") && err.contains("above the largest 64-bit integer"),
+        "{err}"
+    );
+    let out = run(&[
+        "--input",
+        big.to_str().unwrap(),
+        "--capacity=-99999999999999999999",
+    ]);
+    assert!(text(&out.stderr).contains("below the smallest 64-bit integer"));
+
+    let one = temp("one.csv");
+    std::fs::write(&one, "id,lower,upper,size\na,0,2,20\nb,2,4,5\n").unwrap();
+    let out = run(&["--input", one.to_str().unwrap(), "--capacity=10"]);
+    let err = text(&out.stderr);
+    assert!(err.contains("buffer a cannot fit"), "{err}");
+    assert!(!err.contains("buffers a"), "{err}");
+
+    let out = run(&[
+        "--capacity=12",
+        &format!("--input={}", repo("benchmarks/examples/paper.12.csv")),
+    ]);
+    assert!(out.status.success());
+    let err = text(&out.stderr);
+    assert!(
+        err.contains("minimalloc: 5 buffers placed below capacity 12: height 12; max load 12"),
+        "{err}"
+    );
+}
+
+/// A signal while the input is still being read (the plan not started)
+/// leaves no output file: none exists until the result is written. Sent at
+/// several moments from the start; whatever the moment, the file is either
+/// absent or a whole valid placement.
+#[test]
+fn an_early_signal_leaves_no_empty_file() {
+    let input = generated(100_000, "g100k-early.csv");
+    for (k, wait_ms) in [0u64, 5, 20, 60, 150].into_iter().enumerate() {
+        let out = temp(&format!("early-{k}.csv"));
+        let _ = std::fs::remove_file(&out);
+        let mut child = bin()
+            .args([
+                "--minimize",
+                &format!("--input={input}"),
+                &format!("--output={}", out.display()),
+                "--timeout=10m",
+            ])
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        std::thread::sleep(Duration::from_millis(wait_ms));
+        let _ = Command::new("kill")
+            .args(["-INT", &child.id().to_string()])
+            .status();
+        let status = child.wait().unwrap();
+        assert!(!status.success(), "{k}: the run was not stopped");
+        match std::fs::read_to_string(&out) {
+            Err(_) => {}
+            Ok(written) => {
+                assert!(!written.is_empty(), "{k}: an empty file after {wait_ms} ms");
+                assert_valid(&input, &written, i64::MAX);
+            }
+        }
+    }
+}

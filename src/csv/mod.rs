@@ -89,6 +89,21 @@ fn column_of(name: &str) -> Column {
     }
 }
 
+/// What is wrong with `text` as a 64-bit integer: not a number at all,
+/// or one outside the range (the CLI's flags say it the same way).
+pub fn integer_error(text: &str, kind: &std::num::IntErrorKind) -> String {
+    use std::num::IntErrorKind;
+    match kind {
+        IntErrorKind::PosOverflow => {
+            std::format!("{text:?} is above the largest 64-bit integer, 2^63 - 1")
+        }
+        IntErrorKind::NegOverflow => {
+            std::format!("{text:?} is below the smallest 64-bit integer, -2^63")
+        }
+        _ => std::format!("expected an integer, got {text:?}"),
+    }
+}
+
 /// Reads a problem with half-open `lower`/`upper` columns.
 pub fn read(text: &str, capacity: i64) -> Result<(Problem, Table), CsvError> {
     read_with(text, capacity, Lifetime::HalfOpen)
@@ -238,7 +253,7 @@ fn read_inner(
         let int = |col: usize| -> Result<i64, CsvError> {
             fields[col]
                 .parse::<i64>()
-                .map_err(|_| error(col, format!("expected an integer, got {:?}", fields[col])))
+                .map_err(|e| error(col, integer_error(fields[col], e.kind())))
         };
         let optional = |col: Option<usize>| -> Result<Option<i64>, CsvError> {
             match col {

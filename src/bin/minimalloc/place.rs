@@ -125,7 +125,9 @@ fn place(a: Place) -> Result<Exit, Exit> {
                 .into())
         }
     };
-    // Every output is opened before the input is read and solved.
+    // Signals first: from here on, one stops the run rather than killing
+    // it. Every output is checked before the input is read and solved.
+    let signals = Signals::install();
     let output = Sink::open(a.output.as_deref())?;
     if output.is_stdout() && (a.print_solution || a.svg.as_deref() == Some("-")) {
         return Err(
@@ -156,7 +158,6 @@ fn place(a: Place) -> Result<Exit, Exit> {
         .map_err(|e| format!("--base: {e}"))?;
 
     let mut options = options(&a);
-    let signals = Signals::install();
     options.cancel = Some(signals.cancel.clone());
     let chatty = !a.quiet && !a.json;
     let ticker = chatty.then(|| {
@@ -287,6 +288,17 @@ fn place(a: Place) -> Result<Exit, Exit> {
             "minimalloc: height {height} ({how}); max load {load}; from {}",
             describe(outcome.source)
         ));
+    } else if chatty {
+        // After the reference's bare time line, what it was about.
+        let place = match &outcome.pooled {
+            Some(p) => format!("in {} pools", p.reports.len()),
+            None => format!("below capacity {capacity}"),
+        };
+        say(&format!(
+            "minimalloc: {} buffers placed {place}: height {height}; max load {load}; from {}",
+            problem.len(),
+            describe(outcome.source)
+        ));
     }
     if let Some(Err(e)) = checked {
         return Err(format!("internal error: the placement is invalid: {e}").into());
@@ -339,7 +351,8 @@ fn place(a: Place) -> Result<Exit, Exit> {
     Ok(Exit::ok())
 }
 
-/// "buffers b1, b3 and b5 cannot fit together" (the first 20 ids).
+/// "buffers b1, b3 and b5 cannot fit together" (the first 20 ids), or
+/// "buffer b1 cannot fit" for one alone.
 fn conflict_words(problem: &minimalloc::Problem, c: &minimalloc::plan::Conflict) -> String {
     const SHOWN: usize = 20;
     let ids: Vec<&str> = c
@@ -361,6 +374,9 @@ fn conflict_words(problem: &minimalloc::Problem, c: &minimalloc::plan::Conflict)
     } else {
         " (a smaller set may exist)"
     };
+    if c.buffers.len() == 1 {
+        return format!("buffer {list} cannot fit{proven}");
+    }
     format!("buffers {list} cannot fit together{proven}")
 }
 

@@ -1,6 +1,8 @@
-//! Where results go: a file opened before the solve (so that a bad path
-//! fails at once, not after an hour), or standard output, whose reader may
-//! go away (`| head -1`): that ends the program quietly, not in a panic.
+//! Where results go: a file checked before the solve (so that a bad path
+//! fails at once, not after an hour) and made only when it is written (so
+//! that a run stopped early, even by a signal that kills it, leaves no
+//! empty file), or standard output, whose reader may go away (`| head
+//! -1`): that ends the program quietly, not in a panic.
 
 use std::fs::{File, OpenOptions};
 use std::io::{ErrorKind, Write};
@@ -14,24 +16,25 @@ pub enum WriteError {
     Failed(String),
 }
 
-/// An output opened before the solve, written once after it.
+/// An output checked before the solve, written once after it.
 pub struct Sink {
     /// The path, or `None` for standard output.
     path: Option<String>,
+    /// An existing file, opened (not truncated) to check it is writable;
+    /// `None` for a file to be made when written.
     file: Option<File>,
-    /// Whether opening made the file (removed again if nothing is written).
-    created: bool,
 }
 
 impl Sink {
-    /// Opens `path` (`None` or `-`: standard output) for writing without
-    /// truncating it yet: a run that fails leaves an existing file as it was.
+    /// Checks that `path` (`None` or `-`: standard output) can be written,
+    /// changing nothing: an existing file is opened without truncating it
+    /// (a run that fails leaves it as it was); a new one is made and
+    /// removed again at once, and made for good only when written.
     pub fn open(path: Option<&str>) -> Result<Sink, String> {
         let Some(path) = path.filter(|p| *p != "-") else {
             return Ok(Sink {
                 path: None,
                 file: None,
-                created: false,
             });
         };
         let existed = Path::new(path).exists();
@@ -41,10 +44,16 @@ impl Sink {
             .truncate(false)
             .open(path)
             .map_err(|e| format!("cannot write {path}: {e}"))?;
+        let file = if existed {
+            Some(file)
+        } else {
+            drop(file);
+            let _ = std::fs::remove_file(path);
+            None
+        };
         Ok(Sink {
             path: Some(path.to_string()),
-            file: Some(file),
-            created: !existed,
+            file,
         })
     }
 
@@ -55,31 +64,20 @@ impl Sink {
 
     /// Writes `bytes` as the whole content.
     pub fn write(mut self, bytes: &[u8]) -> Result<(), WriteError> {
-        match (self.file.take(), &self.path) {
-            (Some(mut file), Some(path)) => {
-                let failed =
-                    |e: std::io::Error| WriteError::Failed(format!("cannot write {path}: {e}"));
-                // Devices and pipes (/dev/stdout) cannot be truncated.
-                if file.metadata().map(|m| m.is_file()).unwrap_or(false) {
-                    file.set_len(0).map_err(failed)?;
-                }
-                file.write_all(bytes).map_err(failed)?;
-                file.flush().map_err(failed)?;
-                self.created = false;
-                Ok(())
-            }
-            _ => write_stdout(bytes),
+        let Some(path) = &self.path else {
+            return write_stdout(bytes);
+        };
+        let failed = |e: std::io::Error| WriteError::Failed(format!("cannot write {path}: {e}"));
+        let mut file = match self.file.take() {
+            Some(file) => file,
+            None => File::create(path).map_err(failed)?,
+        };
+        // Devices and pipes (/dev/stdout) cannot be truncated.
+        if file.metadata().map(|m| m.is_file()).unwrap_or(false) {
+            file.set_len(0).map_err(failed)?;
         }
-    }
-}
-
-impl Drop for Sink {
-    /// A sink dropped unwritten (the run failed) removes the file if
-    /// opening it created it.
-    fn drop(&mut self) {
-        if let (true, Some(path)) = (self.created, &self.path) {
-            let _ = std::fs::remove_file(path);
-        }
+        file.write_all(bytes).map_err(failed)?;
+        file.flush().map_err(failed)
     }
 }
 

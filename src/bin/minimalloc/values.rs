@@ -36,7 +36,7 @@ pub(crate) fn integer(text: &str) -> Result<i64, String> {
         Some(hex) => i64::from_str_radix(hex, 16),
         None => t.parse(),
     };
-    parsed.map_err(|_| format!("expected an integer, got {text:?}"))
+    parsed.map_err(|e| minimalloc::csv::integer_error(text, e.kind()))
 }
 
 /// An integer of at least 1.
