@@ -552,3 +552,32 @@ fn an_early_signal_leaves_no_empty_file() {
         }
     }
 }
+
+/// --help and the manual page name every column the reader takes.
+#[test]
+fn help_and_man_list_every_column() {
+    for args in [&["--help"][..], &["man"][..]] {
+        let out = run(args);
+        assert!(out.status.success());
+        let page = text(&out.stdout);
+        for column in [
+            "id",
+            "lower",
+            "upper",
+            "size",
+            "alignment",
+            "hint",
+            "gaps",
+            "colocation",
+            "separation",
+            "pools",
+            "offset",
+            "start",
+            "begin",
+            "buffer_id",
+            "end",
+        ] {
+            assert!(page.contains(column), "{args:?} does not name {column}");
+        }
+    }
+}

@@ -60,7 +60,14 @@ pub enum Command {
 /// Placing buffers: the flags of the C++ reference and minimalloc's own.
 #[derive(Args, Debug)]
 pub struct Place {
-    /// Buffers as CSV: id,lower,upper,size[,alignment][,hint][,gaps][,offset]; - reads standard input
+    /// Buffers as CSV (- reads standard input)
+    ///
+    /// Columns, in any order: id, lower, upper, size, and optionally alignment, hint (-1: none),
+    /// gaps (space-separated lower-upper or lower-upper@wlo:whi), colocation (a label: rows with
+    /// one label share an offset), separation (space-separated labels: rows with a label in common
+    /// never share a byte), pools (names from --pool, preferred first), offset (fixed). Aliases:
+    /// start/begin for lower, buffer/buffer_id for id, end for an inclusive upper. Other columns
+    /// are kept and written back.
     #[arg(long, value_name = "FILE", required = true)]
     pub input: Option<String>,
 
@@ -68,7 +75,7 @@ pub struct Place {
     #[arg(long, value_name = "N", value_parser = positive)]
     pub capacity: Option<i64>,
 
-    /// Where to write the input's columns plus offset (default and -: standard output); opened before solving
+    /// Where to write the input's columns plus offset (default and -: standard output); checked before solving, made only when written
     #[arg(long, value_name = "FILE")]
     pub output: Option<String>,
 
