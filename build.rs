@@ -18,6 +18,7 @@ fn main() {
     println!("cargo:rerun-if-changed=Cargo.toml");
     println!("cargo:rerun-if-changed=cbindgen.toml");
     println!("cargo:rerun-if-changed=build.rs");
+    println!("cargo:rerun-if-changed=cmake/minimallocConfigVersion.cmake.in");
     println!("cargo:rerun-if-env-changed=MINIMALLOC_WRITE_HEADER");
     println!("cargo:rustc-env=MINIMALLOC_ABI_VERSION={ABI_VERSION}");
     println!("cargo:rustc-env=MINIMALLOC_TARGET={}", part("TARGET"));
@@ -66,6 +67,8 @@ fn main() {
     // core's pointer to the unwinder's personality routine can go, and
     // relative relocations are packed (ld 2.38+; older ones ignore it).
     let tiny = env::var_os("CARGO_FEATURE_STD").is_none() && part("OPT_LEVEL") == "z";
+    let pointer_bits = part("CARGO_CFG_TARGET_POINTER_WIDTH");
+    package_config_in_build_tree(&out, &dir, &version, &pointer_bits, tiny);
     if tiny && part("CARGO_CFG_TARGET_ENV") == "gnu" {
         let script = out.join("discard-unwind.ld");
         std::fs::write(
@@ -84,6 +87,80 @@ fn main() {
         // destructors for crtbegin/crtend to run.
         println!("cargo:rustc-cdylib-link-arg=-nostartfiles");
         println!("cargo:rustc-cdylib-link-arg={}", script.display());
+    }
+}
+
+/// A CMake package for the build tree: `<target>/<profile>/lib/cmake/minimalloc/`
+/// holds a config and a version file naming the libraries beside it and
+/// the header in include/, so that a project finds an uninstalled build
+/// with `-DCMAKE_PREFIX_PATH=target/release` (or `-Dminimalloc_DIR=`) as it
+/// finds an installed one; the targets are the same (`minimalloc::minimalloc`,
+/// `minimalloc::minimalloc_static`). Installed packages come from
+/// cmake/install.cmake, with paths relative to their prefix.
+fn package_config_in_build_tree(
+    out: &std::path::Path,
+    root: &std::path::Path,
+    version: &str,
+    pointer_bits: &str,
+    tiny: bool,
+) {
+    let Some(profile_dir) = out.ancestors().nth(3) else {
+        return;
+    };
+    // Where find_package looks under a prefix on Unix.
+    let dir = profile_dir.join("lib").join("cmake").join("minimalloc");
+    if std::fs::create_dir_all(&dir).is_err() {
+        return; // a read-only tree only loses this convenience
+    }
+    // What a static Rust library needs from the system on Linux (as
+    // `rustc --print native-static-libs` reports for the gnu targets).
+    let native = "gcc_s;util;rt;pthread;m;dl;c";
+    // The tiny build's prebuilt core still names the unwinder's
+    // personality routine, which nothing calls (panic = "abort"): its
+    // shared library defines it at link time (below), a program linking
+    // its static library must too.
+    let options = if tiny {
+        "\n    INTERFACE_LINK_OPTIONS \"-Wl,--defsym=rust_eh_personality=0\""
+    } else {
+        ""
+    };
+    let cmake_path = |p: &std::path::Path| p.display().to_string().replace('\\', "/");
+    let config = format!(
+        "# CMake package for the minimalloc {version} build tree (made by build.rs;\n\
+         # installed packages come from cmake/install.cmake).\n\
+         if(NOT TARGET minimalloc::minimalloc)\n\
+         \x20 add_library(minimalloc::minimalloc SHARED IMPORTED)\n\
+         \x20 set_target_properties(minimalloc::minimalloc PROPERTIES\n\
+         \x20   IMPORTED_LOCATION \"{lib}/libminimalloc.so.{ABI_VERSION}\"\n\
+         \x20   IMPORTED_SONAME \"libminimalloc.so.{ABI_VERSION}\"\n\
+         \x20   INTERFACE_INCLUDE_DIRECTORIES \"{include}\")\n\
+         endif()\n\
+         if(NOT TARGET minimalloc::minimalloc_static)\n\
+         \x20 add_library(minimalloc::minimalloc_static STATIC IMPORTED)\n\
+         \x20 set_target_properties(minimalloc::minimalloc_static PROPERTIES\n\
+         \x20   IMPORTED_LOCATION \"{lib}/libminimalloc.a\"\n\
+         \x20   IMPORTED_LINK_INTERFACE_LANGUAGES \"C\"\n\
+         \x20   INTERFACE_INCLUDE_DIRECTORIES \"{include}\"\n\
+         \x20   INTERFACE_LINK_LIBRARIES \"{native}\"{options})\n\
+         endif()\n",
+        lib = cmake_path(profile_dir),
+        include = cmake_path(&root.join("include")),
+    );
+    // The installed package's version rule (same major version), shared.
+    let version_file = std::fs::read_to_string(root.join("cmake/minimallocConfigVersion.cmake.in"))
+        .map(|t| {
+            let major = version.split('.').next().unwrap_or("0");
+            t.replace("@VERSION@", version)
+                .replace("@VERSION_MAJOR@", major)
+                .replace(
+                    "@POINTER_BYTES@",
+                    &(pointer_bits.parse::<u32>().unwrap_or(64) / 8).to_string(),
+                )
+                .replace("@POINTER_BITS@", pointer_bits)
+        });
+    let _ = std::fs::write(dir.join("minimallocConfig.cmake"), config);
+    if let Ok(text) = version_file {
+        let _ = std::fs::write(dir.join("minimallocConfigVersion.cmake"), text);
     }
 }
 

@@ -559,5 +559,42 @@ fn programs_link_against_the_build_tree() {
             Command::new(&exe).env("LD_LIBRARY_PATH", &dir),
             "the program linked against the build tree",
         );
+        // The build tree's CMake package (lib/cmake/minimalloc, written by
+        // build.rs): the C++ consumer finds it with the prefix path alone,
+        // with the shared and the static target.
+        if !have("cmake") {
+            continue;
+        }
+        assert!(dir.join("lib/cmake/minimalloc/minimallocConfig.cmake").exists());
+        for static_ in ["OFF", "ON"] {
+            let build_dir = scratch(&format!(
+                "build-tree-cmake-{}-{static_}",
+                dir.file_name().unwrap().to_string_lossy()
+            ));
+            let _ = std::fs::remove_dir_all(&build_dir);
+            run(
+                Command::new("cmake")
+                    .arg("-S")
+                    .arg(root().join("c_tests/consumer"))
+                    .arg("-B")
+                    .arg(&build_dir)
+                    .arg(format!("-DCMAKE_PREFIX_PATH={}", dir.display()))
+                    .arg(format!("-DMINIMALLOC_STATIC={static_}"))
+                    .arg(format!(
+                        "-DCMAKE_CXX_COMPILER={}",
+                        compiler(true).path().display()
+                    )),
+                "cmake configure against the build tree",
+            );
+            run(
+                Command::new("cmake").arg("--build").arg(&build_dir),
+                "cmake build against the build tree",
+            );
+            let out = run(
+                &mut Command::new(build_dir.join("consumer")),
+                "consumer built against the build tree",
+            );
+            assert!(out.contains("consumer: height 64"), "{out}");
+        }
     }
 }
