@@ -422,7 +422,7 @@ mod tests {
                 let solution = crate::solution::Solution { offsets };
                 crate::solution::validate(&problem, &solution).unwrap();
                 assert_eq!(solution.height(&problem), height);
-                assert_eq!(crate::sweep::max_load(&problem), height);
+                assert_eq!(crate::load::max_load(&problem), height);
             }
         }
     }

@@ -50,6 +50,7 @@ pub mod ffi;
 pub mod gen;
 #[cfg(feature = "heuristics")]
 pub mod heuristic;
+pub mod load;
 mod math;
 pub mod model;
 pub mod plan;
@@ -71,6 +72,7 @@ pub use model::{error, problem};
 pub use model::{links, pools};
 
 pub use deadline::{Deadline, Stop};
+pub use load::max_load;
 pub use plan::{plan, Method, Objective, Options, Outcome, Source, Status};
 #[cfg(feature = "heuristics")]
 pub use plan::{Progress, Report};
@@ -78,4 +80,3 @@ pub use problem::{Buffer, BufferError, Error, Field, Gap, Lifetime, Problem, Win
 #[cfg(feature = "constraints")]
 pub use solution::validate_pooled;
 pub use solution::{validate, Solution, ValidationError};
-pub use sweep::max_load;

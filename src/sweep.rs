@@ -20,6 +20,8 @@ use alloc::vec;
 use alloc::vec::Vec;
 
 use crate::deadline::{sort_polled, Poll, Stop};
+/// Where the max load lived before it had a home of its own.
+pub use crate::load::max_load;
 use crate::model::problem::Problem;
 
 /// A buffer's presence in a range of sections: sections `[first, end)`,
@@ -144,10 +146,35 @@ impl Sweep {
 /// they exist, so that a stop midway leaves them to the caller.
 fn fill(sweep: &mut Sweep, problem: &Problem, poll: &mut Poll<'_>) -> Result<(), Stop> {
     let n = problem.len();
+    let (mut pieces, piece_at, windowed, events) = pieces_and_events(problem, poll)?;
+    let any_windows = windowed.iter().any(|&w| w);
+    let (mut at, mut forbidden) =
+        sections_and_overlaps(sweep, &mut pieces, &events, &windowed, poll)?;
+    drop(events);
+    // Buffers with several pieces can meet the same buffer several times.
+    if pieces.len() > n {
+        one_entry_per_neighbour(sweep, &mut at, any_windows, poll)?;
+    }
+    sweep.nbr_at = at;
+    sweep.interleaving = count_interleaving(&mut forbidden);
+    spans_and_totals(sweep, &pieces, &piece_at);
+    cuts_and_partitions(sweep);
+    Ok(())
+}
+
+/// Every buffer's live pieces (`piece_at[b]..piece_at[b + 1]` are
+/// buffer `b`'s), whether each buffer has a window narrower than itself,
+/// and the pieces' start and end events, sorted: `(time << 64) | (start
+/// << 32) | piece`, so that ends sort before starts at one time.
+#[allow(clippy::type_complexity)]
+fn pieces_and_events(
+    problem: &Problem,
+    poll: &mut Poll<'_>,
+) -> Result<(Vec<Piece>, Vec<u32>, Vec<bool>, Vec<u128>), Stop> {
+    let n = problem.len();
     let mut pieces: Vec<Piece> = Vec::with_capacity(n);
     let mut piece_at: Vec<u32> = Vec::with_capacity(n + 1);
     let mut windowed = vec![false; n];
-    // (time << 64) | (start << 32) | piece: ends sort before starts.
     let mut events: Vec<u128> = Vec::with_capacity(2 * n);
     for (i, b) in problem.buffers().iter().enumerate() {
         piece_at.push(pieces.len() as u32);
@@ -168,16 +195,31 @@ fn fill(sweep: &mut Sweep, problem: &Problem, poll: &mut Poll<'_>) -> Result<(),
     }
     piece_at.push(pieces.len() as u32);
     sort_polled(&mut events, poll)?;
+    Ok((pieces, piece_at, windowed, events))
+}
 
+/// Two walks over the events: the first finds the sections (each piece's
+/// first and end section, each section's members) and counts each
+/// buffer's overlaps, the second fills the overlap lists (`sweep.nbr`,
+/// with distances in `sweep.dist` when some buffer has windows) at their
+/// counted places. Returns the lists' starts per buffer and, for pairs
+/// with windows, the offset differences at which their pieces meet:
+/// (first buffer, second buffer, lowest, highest) of d = offset(second) -
+/// offset(first), for the interleaving check. One function of ~90 lines:
+/// both walks are one loop over the events, the sweep's hot path (it
+/// visits every overlapping pair), and splitting it would split that loop.
+#[allow(clippy::type_complexity)]
+fn sections_and_overlaps(
+    sweep: &mut Sweep,
+    pieces: &mut [Piece],
+    events: &[u128],
+    windowed: &[bool],
+    poll: &mut Poll<'_>,
+) -> Result<(Vec<u32>, Vec<(u32, u32, i64, i64)>), Stop> {
+    let n = windowed.len();
     let any_windows = windowed.iter().any(|&w| w);
-
-    // Two walks over the same events: the first finds the sections and
-    // counts each buffer's overlaps, the second fills the sized lists.
     let mut at = vec![0u32; n + 1];
     let mut fill: Vec<u32> = Vec::new();
-    // Forbidden offset differences of pieces of pairs with windows, for the
-    // interleaving check: (first buffer, second buffer, lowest, highest) of
-    // d = offset(second) - offset(first).
     let mut forbidden: Vec<(u32, u32, i64, i64)> = Vec::new();
     sweep.member_at.push(0);
     for filling in [false, true] {
@@ -191,7 +233,7 @@ fn fill(sweep: &mut Sweep, problem: &Problem, poll: &mut Poll<'_>) -> Result<(),
         }
         let mut active = Active::new(pieces.len());
         let mut pending = false;
-        for &e in &events {
+        for &e in events {
             let id = (e as u32) as usize;
             if e & (1 << 32) == 0 {
                 if !filling {
@@ -249,40 +291,50 @@ fn fill(sweep: &mut Sweep, problem: &Problem, poll: &mut Poll<'_>) -> Result<(),
             active.insert(id as u32);
         }
     }
-    drop(fill);
+    Ok((at, forbidden))
+}
+
+/// Keeps one entry per neighbour in each overlap list, with the largest
+/// distance (a buffer in pieces can meet another several times); `at`
+/// becomes the lists' new starts.
+fn one_entry_per_neighbour(
+    sweep: &mut Sweep,
+    at: &mut [u32],
+    any_windows: bool,
+    poll: &mut Poll<'_>,
+) -> Result<(), Stop> {
+    let n = at.len() - 1;
     let (nbr, dist) = (&mut sweep.nbr, &mut sweep.dist);
-
-    // Buffers with several pieces can meet the same buffer several times:
-    // keep one entry per neighbour with the largest distance.
-    if pieces.len() > n {
-        let mut write = 0usize;
-        let mut pairs: Vec<(u32, i64)> = Vec::new();
-        for b in 0..n {
-            let r = at[b] as usize..at[b + 1] as usize;
-            at[b] = write as u32;
-            pairs.clear();
-            pairs.extend(r.map(|k| (nbr[k], if any_windows { dist[k] } else { 0 })));
-            crate::sort::sort_by_key(&mut pairs, |p| (p.0, core::cmp::Reverse(p.1)));
-            pairs.dedup_by_key(|p| p.0);
-            for &(x, d) in &pairs {
-                nbr[write] = x;
-                if any_windows {
-                    dist[write] = d;
-                }
-                write += 1;
+    let mut write = 0usize;
+    let mut pairs: Vec<(u32, i64)> = Vec::new();
+    for b in 0..n {
+        let r = at[b] as usize..at[b + 1] as usize;
+        at[b] = write as u32;
+        pairs.clear();
+        pairs.extend(r.map(|k| (nbr[k], if any_windows { dist[k] } else { 0 })));
+        crate::sort::sort_by_key(&mut pairs, |p| (p.0, core::cmp::Reverse(p.1)));
+        pairs.dedup_by_key(|p| p.0);
+        for &(x, d) in &pairs {
+            nbr[write] = x;
+            if any_windows {
+                dist[write] = d;
             }
-            poll.tick(1 + pairs.len() as u64)?;
+            write += 1;
         }
-        at[n] = write as u32;
-        nbr.truncate(write);
-        dist.truncate(write);
-        nbr.shrink_to_fit();
-        dist.shrink_to_fit();
+        poll.tick(1 + pairs.len() as u64)?;
     }
-    sweep.nbr_at = at;
-    sweep.interleaving = count_interleaving(&mut forbidden);
+    at[n] = write as u32;
+    nbr.truncate(write);
+    dist.truncate(write);
+    nbr.shrink_to_fit();
+    dist.shrink_to_fit();
+    Ok(())
+}
 
-    // Spans, hulls and section totals.
+/// Each buffer's spans (its pieces in sections) and hull, and each
+/// section's total size alive.
+fn spans_and_totals(sweep: &mut Sweep, pieces: &[Piece], piece_at: &[u32]) {
+    let n = piece_at.len() - 1;
     let sections = sweep.sections;
     let mut delta = vec![0i64; sections + 1];
     sweep.span_at.reserve(n + 1);
@@ -309,8 +361,12 @@ fn fill(sweep: &mut Sweep, problem: &Problem, poll: &mut Poll<'_>) -> Result<(),
     }
     sweep.span_at.push(sweep.spans.len() as u32);
     sweep.totals = prefix_sums(&delta[..sections]);
+}
 
-    // Cuts between sections, and the partitions they delimit.
+/// How many buffers cross each boundary between sections, and the
+/// partitions (runs of sections no buffer crosses out of) they delimit.
+fn cuts_and_partitions(sweep: &mut Sweep) {
+    let sections = sweep.sections;
     let boundaries = sections.saturating_sub(1);
     let mut cut_delta = vec![0i64; boundaries + 1];
     for &[first, end] in &sweep.hull {
@@ -330,7 +386,6 @@ fn fill(sweep: &mut Sweep, problem: &Problem, poll: &mut Poll<'_>) -> Result<(),
             start = k as u32 + 1;
         }
     }
-    Ok(())
 }
 
 fn prefix_sums(delta: &[i64]) -> Vec<i64> {
@@ -398,43 +453,6 @@ impl Active {
         self.pos[last as usize] = i as u32;
         self.list.pop();
     }
-}
-
-/// The largest total size alive at any one time (gap windows counted by
-/// their size): no placement can be lower than this.
-pub fn max_load(problem: &Problem) -> i64 {
-    // Colocated buffers alias and separated ones meet: count what their
-    // lowering counts.
-    #[cfg(feature = "constraints")]
-    if !problem.links().is_empty() {
-        if let Ok(lowered) = problem.lowered() {
-            return max_load(&lowered.problem);
-        }
-    }
-    busiest(problem).0
-}
-
-/// The max load of a plain problem (links not lowered) and the first
-/// moment it is reached (0 for no buffers).
-pub(crate) fn busiest(problem: &Problem) -> (i64, i64) {
-    let mut events: Vec<(i64, i64)> = Vec::with_capacity(2 * problem.len());
-    for b in problem.buffers() {
-        for p in b.pieces() {
-            let h = p.window.upper - p.window.lower;
-            events.push((p.lower, h));
-            events.push((p.upper, -h));
-        }
-    }
-    // At equal times the ends (negative) come first.
-    crate::sort::sort(&mut events);
-    let (mut load, mut best, mut at) = (0i64, 0i64, 0i64);
-    for (t, d) in events {
-        load += d;
-        if load > best {
-            (best, at) = (load, t);
-        }
-    }
-    (best, at)
 }
 
 #[cfg(test)]

@@ -63,7 +63,7 @@ pub(crate) fn explain(
 /// buffers that do, and whether they are all plain (see above).
 fn peak(problem: &Problem) -> Option<(Vec<usize>, bool)> {
     let buffers = problem.buffers();
-    let (best, at) = crate::sweep::busiest(problem);
+    let (best, at) = crate::load::busiest(problem);
     if best <= problem.capacity() {
         return None;
     }

@@ -139,7 +139,7 @@ impl Fitter<'_> {
             .subproblem(&buffers, pool.capacity, pool.alignment)
             .ok()?;
         // The max load is a proof, and cheap: most probes that fail, fail so.
-        if crate::sweep::max_load(&sub) > pool.capacity {
+        if crate::load::max_load(&sub) > pool.capacity {
             return Some(None);
         }
         let outcome = plan(&sub, &self.options);
@@ -426,7 +426,7 @@ fn finish(
             .filter(|&b| problem.first_pool(b) != Some(p as u32))
             .collect();
         reports[p] = PoolReport {
-            lower_bound: sub.as_ref().map_or(0, crate::sweep::max_load),
+            lower_bound: sub.as_ref().map_or(0, crate::load::max_load),
             buffers,
             height,
             spilled,
