@@ -164,90 +164,175 @@ fn read_inner(
             message: "the input is empty: expected a header such as id,lower,upper,size".into(),
         });
     };
-    let header: Vec<String> = head.split(',').map(|s| s.trim().to_string()).collect();
-    let kinds: Vec<Column> = header.iter().map(|h| column_of(h)).collect();
-    let header_error = |message: String| CsvError {
-        line: 1,
-        column: None,
-        message,
-    };
-    for (i, k) in kinds.iter().enumerate() {
-        if *k == Column::Other {
-            continue;
-        }
-        let same = |j: usize| {
-            kinds[j] == *k
-                || matches!(
-                    (kinds[j], *k),
-                    (Column::Upper, Column::End) | (Column::End, Column::Upper)
-                )
-        };
-        if let Some(j) = (0..i).find(|&j| same(j)) {
-            return Err(header_error(format!(
-                "columns {:?} and {:?} name the same field",
-                header[j], header[i]
-            )));
-        }
-    }
-    let find = |k: Column| kinds.iter().position(|&c| c == k);
-    let (upper_col, inclusive_end) = match (find(Column::Upper), find(Column::End)) {
-        (Some(u), _) => (Some(u), false),
-        (None, Some(e)) => (Some(e), true),
-        (None, None) => (None, false),
-    };
-    let required = [
-        ("id", find(Column::Id)),
-        ("lower", find(Column::Lower)),
-        ("upper", upper_col),
-        ("size", find(Column::Size)),
-    ];
-    for (name, col) in required {
-        if col.is_none() {
-            return Err(header_error(format!(
-                "missing column {name:?} (the header is {head:?})"
-            )));
-        }
-    }
-    let [id_col, lower_col, upper_col, size_col] = required.map(|(_, c)| c.unwrap_or(0));
-    let (align_col, hint_col, gaps_col, offset_col) = (
-        find(Column::Alignment),
-        find(Column::Hint),
-        find(Column::Gaps),
-        find(Column::Offset),
-    );
+    let columns = Columns::parse(head)?;
     // An `end` column is inclusive; otherwise the chosen convention holds.
-    let convention = if inclusive_end {
+    let convention = if columns.inclusive_end {
         Lifetime::Inclusive
     } else {
         lifetime
     };
-
     let mut table = Table {
-        header: header.clone(),
+        header: columns.header.clone(),
         cells: String::new(),
         row_at: std::vec![0],
         lines: Vec::new(),
-        offset: offset_col,
+        offset: columns.offset,
     };
     let mut buffers = Vec::new();
-    let mut fields: Vec<&str> = Vec::with_capacity(header.len());
+    let mut fields: Vec<&str> = Vec::with_capacity(columns.header.len());
     for (line, text) in lines {
         fields.clear();
         fields.extend(text.split(',').map(str::trim));
-        if fields.len() != header.len() {
+        buffers.push(columns.buffer(&fields, line, convention)?);
+        for (i, f) in fields.iter().enumerate() {
+            if i > 0 {
+                table.cells.push(',');
+            }
+            table.cells.push_str(f);
+        }
+        table.row_at.push(table.cells.len());
+        table.lines.push(line);
+    }
+    #[allow(unused_mut)]
+    let mut problem = Problem::new(capacity, buffers).map_err(|e| table.locate(e))?;
+    for (kind, name) in [
+        (Column::Colocation, "colocation"),
+        (Column::Separation, "separation"),
+    ] {
+        if let Some(col) = columns.find(kind) {
+            link_column(&mut problem, &table, col, kind == Column::Colocation).map_err(
+                |message| CsvError {
+                    line: message.0,
+                    column: Some(name.into()),
+                    message: message.1,
+                },
+            )?;
+        }
+    }
+    #[cfg(feature = "constraints")]
+    for pool in pools {
+        problem.add_pool(pool.clone()).map_err(|e| CsvError {
+            line: 1,
+            column: None,
+            message: e.to_string(),
+        })?;
+    }
+    if let Some(col) = columns.find(Column::Pools) {
+        pool_column(&mut problem, &table, col, pools).map_err(|(line, message)| CsvError {
+            line,
+            column: Some("pools".into()),
+            message,
+        })?;
+    }
+    Ok((problem, table))
+}
+
+/// The header: each column's field, and where the buffer's fields are.
+struct Columns {
+    header: Vec<String>,
+    kinds: Vec<Column>,
+    id: usize,
+    lower: usize,
+    upper: usize,
+    size: usize,
+    /// Whether `upper` is an inclusive `end` column.
+    inclusive_end: bool,
+    alignment: Option<usize>,
+    hint: Option<usize>,
+    gaps: Option<usize>,
+    offset: Option<usize>,
+}
+
+impl Columns {
+    /// Reads the header line: no field named twice, the four required.
+    fn parse(head: &str) -> Result<Columns, CsvError> {
+        let header: Vec<String> = head.split(',').map(|s| s.trim().to_string()).collect();
+        let kinds: Vec<Column> = header.iter().map(|h| column_of(h)).collect();
+        let header_error = |message: String| CsvError {
+            line: 1,
+            column: None,
+            message,
+        };
+        for (i, k) in kinds.iter().enumerate() {
+            if *k == Column::Other {
+                continue;
+            }
+            let same = |j: usize| {
+                kinds[j] == *k
+                    || matches!(
+                        (kinds[j], *k),
+                        (Column::Upper, Column::End) | (Column::End, Column::Upper)
+                    )
+            };
+            if let Some(j) = (0..i).find(|&j| same(j)) {
+                return Err(header_error(format!(
+                    "columns {:?} and {:?} name the same field",
+                    header[j], header[i]
+                )));
+            }
+        }
+        let find = |k: Column| kinds.iter().position(|&c| c == k);
+        let (upper, inclusive_end) = match (find(Column::Upper), find(Column::End)) {
+            (Some(u), _) => (Some(u), false),
+            (None, Some(e)) => (Some(e), true),
+            (None, None) => (None, false),
+        };
+        let required = [
+            ("id", find(Column::Id)),
+            ("lower", find(Column::Lower)),
+            ("upper", upper),
+            ("size", find(Column::Size)),
+        ];
+        for (name, col) in required {
+            if col.is_none() {
+                return Err(header_error(format!(
+                    "missing column {name:?} (the header is {head:?})"
+                )));
+            }
+        }
+        let [id, lower, upper, size] = required.map(|(_, c)| c.unwrap_or(0));
+        Ok(Columns {
+            id,
+            lower,
+            upper,
+            size,
+            inclusive_end,
+            alignment: find(Column::Alignment),
+            hint: find(Column::Hint),
+            gaps: find(Column::Gaps),
+            offset: find(Column::Offset),
+            header,
+            kinds,
+        })
+    }
+
+    /// The column of field `k`, if the header has one.
+    fn find(&self, k: Column) -> Option<usize> {
+        self.kinds.iter().position(|&c| c == k)
+    }
+
+    /// The buffer a row's `fields` describe (line `line`, lifetimes and
+    /// gaps written in `convention`).
+    fn buffer(
+        &self,
+        fields: &[&str],
+        line: usize,
+        convention: Lifetime,
+    ) -> Result<Buffer, CsvError> {
+        if fields.len() != self.header.len() {
             return Err(CsvError {
                 line,
                 column: None,
                 message: format!(
                     "expected {} fields as in the header, found {}",
-                    header.len(),
+                    self.header.len(),
                     fields.len()
                 ),
             });
         }
         let error = |col: usize, message: String| CsvError {
             line,
-            column: Some(header[col].clone()),
+            column: Some(self.header[col].clone()),
             message,
         };
         let int = |col: usize| -> Result<i64, CsvError> {
@@ -266,15 +351,15 @@ fn read_inner(
                 .to_half_open(lo, hi)
                 .ok_or_else(|| error(col, format!("[{lo}, {hi}] overflows when made half-open")))
         };
-        let (lower, upper) = convert(upper_col, int(lower_col)?, int(upper_col)?)?;
-        let mut buffer = Buffer::new(fields[id_col], lower, upper, int(size_col)?);
-        if let Some(a) = optional(align_col)? {
+        let (lower, upper) = convert(self.upper, int(self.lower)?, int(self.upper)?)?;
+        let mut buffer = Buffer::new(fields[self.id], lower, upper, int(self.size)?);
+        if let Some(a) = optional(self.alignment)? {
             buffer.alignment = a;
         }
         // The reference writes -1 for "no hint".
-        buffer.hint = optional(hint_col)?.filter(|&h| h != -1);
-        buffer.offset = optional(offset_col)?;
-        if let Some(c) = gaps_col {
+        buffer.hint = optional(self.hint)?.filter(|&h| h != -1);
+        buffer.offset = optional(self.offset)?;
+        if let Some(c) = self.gaps {
             for token in fields[c].split_whitespace() {
                 let gap = parse_gap(token).ok_or_else(|| {
                     error(
@@ -290,48 +375,8 @@ fn read_inner(
                 });
             }
         }
-        buffers.push(buffer);
-        for (i, f) in fields.iter().enumerate() {
-            if i > 0 {
-                table.cells.push(',');
-            }
-            table.cells.push_str(f);
-        }
-        table.row_at.push(table.cells.len());
-        table.lines.push(line);
+        Ok(buffer)
     }
-    #[allow(unused_mut)]
-    let mut problem = Problem::new(capacity, buffers).map_err(|e| table.locate(e))?;
-    for (kind, name) in [
-        (Column::Colocation, "colocation"),
-        (Column::Separation, "separation"),
-    ] {
-        if let Some(col) = find(kind) {
-            link_column(&mut problem, &table, col, kind == Column::Colocation).map_err(
-                |message| CsvError {
-                    line: message.0,
-                    column: Some(name.into()),
-                    message: message.1,
-                },
-            )?;
-        }
-    }
-    #[cfg(feature = "constraints")]
-    for pool in pools {
-        problem.add_pool(pool.clone()).map_err(|e| CsvError {
-            line: 1,
-            column: None,
-            message: e.to_string(),
-        })?;
-    }
-    if let Some(col) = find(Column::Pools) {
-        pool_column(&mut problem, &table, col, pools).map_err(|(line, message)| CsvError {
-            line,
-            column: Some("pools".into()),
-            message,
-        })?;
-    }
-    Ok((problem, table))
 }
 
 /// Applies a `pools` column (names of `pools`, space-separated, preferred
