@@ -565,7 +565,9 @@ fn programs_link_against_the_build_tree() {
         if !have("cmake") {
             continue;
         }
-        assert!(dir.join("lib/cmake/minimalloc/minimallocConfig.cmake").exists());
+        assert!(dir
+            .join("lib/cmake/minimalloc/minimallocConfig.cmake")
+            .exists());
         for static_ in ["OFF", "ON"] {
             let build_dir = scratch(&format!(
                 "build-tree-cmake-{}-{static_}",

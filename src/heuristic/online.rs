@@ -247,6 +247,9 @@ impl Layout {
     /// local `time`); the buffers of `layer` (placed already, in start
     /// order) enter the live set when they start.
     #[allow(clippy::too_many_arguments)]
+    ///
+    /// Long on purpose: the one loop of the online strategy over a million
+    /// buffers, its live set and holes updated in place as time advances.
     fn online_pass(
         &self,
         rest: &[u32],

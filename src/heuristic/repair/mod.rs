@@ -101,6 +101,10 @@ impl<'a> Repair<'a> {
     }
 
     /// One step; whether the window came out strictly lower.
+    ///
+    /// Long on purpose: a step is one pass (take the window out, place it
+    /// again, keep or restore) over scratch arrays kept between steps, so
+    /// that a step allocates nothing; its parts share those arrays.
     pub(crate) fn step(&mut self, target: i64, poll: &mut Poll<'_>) -> Result<bool, Stop> {
         let layout = self.layout;
         self.epoch = self.epoch.wrapping_add(1);

@@ -252,6 +252,10 @@ impl<'a> Search<'a> {
     /// Searches `part` with ordering `ranking`, visiting at most `limit`
     /// nodes. On success the part's buffers stay placed; otherwise the
     /// state is as before.
+    ///
+    /// One function on purpose: the explicit-stack loop of the search, whose
+    /// state (frame, counters, the poll) stays in registers across nodes;
+    /// the per-node steps it calls are in node.rs.
     pub(crate) fn run(
         &mut self,
         part: Part,

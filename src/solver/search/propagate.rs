@@ -40,6 +40,10 @@ impl Search<'_> {
     /// the result is provably infeasible, else whether any unplaced buffer
     /// overlaps `b`. Whatever the result, even a stop midway, the changes
     /// made are in the undo log.
+    ///
+    /// Long on purpose: the innermost step of the search (every node places
+    /// one buffer), one pass over its spans and neighbours with the undo log
+    /// written as it goes; split, the same arrays would be walked twice.
     pub(super) fn place(
         &mut self,
         b: u32,
