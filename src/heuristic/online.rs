@@ -246,10 +246,10 @@ impl Layout {
     /// among the buffers alive at its start and clear of `held` (in its
     /// local `time`); the buffers of `layer` (placed already, in start
     /// order) enter the live set when they start.
-    #[allow(clippy::too_many_arguments)]
     ///
     /// Long on purpose: the one loop of the online strategy over a million
     /// buffers, its live set and holes updated in place as time advances.
+    #[allow(clippy::too_many_arguments)]
     fn online_pass(
         &self,
         rest: &[u32],
