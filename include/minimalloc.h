@@ -244,28 +244,6 @@ const char *minimalloc_status_str(minimalloc_status status);
 const char *minimalloc_version(void);
 
 /**
- * The conflict the last solve with these options found: after
- * `MINIMALLOC_STATUS_INFEASIBLE`, a small set of buffers that cannot fit
- * below the capacity together (the busiest moment's largest buffers, or
- * what the exact search shrank the problem to within the timeout); none
- * otherwise. The tiny build returns `MINIMALLOC_STATUS_UNSUPPORTED`. Writes the number of buffers to
- * `*out_count`, the first `min(len, count)` indices (increasing) to
- * `out_indices` (which may be NULL when `len` is 0: call once to learn the
- * count), and, if `out_irreducible` is not NULL, 1 there if the set is
- * proven minimal (without any one of them the others fit), else 0.
- *
- * # Safety
- * `options` is NULL or a live handle; `out_indices` is NULL or has `len`
- * writable elements; `out_count` and `out_irreducible` are NULL or
- * writable.
- */
-enum minimalloc_status minimalloc_options_conflict(const struct minimalloc_options *options,
-                                                   size_t *out_indices,
-                                                   size_t len,
-                                                   size_t *out_count,
-                                                   int *out_irreducible);
-
-/**
  * Options to fit the capacity by any strategy, with no timeout, no node
  * limit, the cancel flag clear, seed 0, one thread and base address 0.
  */
@@ -456,56 +434,26 @@ enum minimalloc_status minimalloc_options_set_progress(struct minimalloc_options
                                                        void *user);
 
 /**
- * Adds a memory pool to `problem`: `name` (may be NULL) for reports,
- * every buffer placed in it ends at or below `capacity`, its offsets are
- * multiples of `alignment` and its buffers' addresses are `base` plus
- * their offsets. Writes its index to `out_index`. Buffers may go to any
- * pool, in the order added, unless `minimalloc_problem_set_pools` says
- * otherwise; a fitting solve fills preferred pools first and spills the
- * rest, a minimising one then lowers each pool's height in that order.
- * With pools, the problem's own capacity only bounds fixed offsets and
- * hints, and a buffer with a fixed offset stays in the pool it lists
- * first.
+ * The conflict the last solve with these options found: after
+ * `MINIMALLOC_STATUS_INFEASIBLE`, a small set of buffers that cannot fit
+ * below the capacity together (the busiest moment's largest buffers, or
+ * what the exact search shrank the problem to within the timeout); none
+ * otherwise. The tiny build returns `MINIMALLOC_STATUS_UNSUPPORTED`. Writes the number of buffers to
+ * `*out_count`, the first `min(len, count)` indices (increasing) to
+ * `out_indices` (which may be NULL when `len` is 0: call once to learn the
+ * count), and, if `out_irreducible` is not NULL, 1 there if the set is
+ * proven minimal (without any one of them the others fit), else 0.
  *
  * # Safety
- * `problem` is NULL or a live handle; `name` is NULL or a NUL-terminated
- * string; `out_index` is NULL or writable.
+ * `options` is NULL or a live handle; `out_indices` is NULL or has `len`
+ * writable elements; `out_count` and `out_irreducible` are NULL or
+ * writable.
  */
-enum minimalloc_status minimalloc_problem_add_pool(struct minimalloc_problem *problem,
-                                                   const char *name,
-                                                   int64_t capacity,
-                                                   int64_t base,
-                                                   int64_t alignment,
-                                                   size_t *out_index);
-
-/**
- * Says which pools buffer `index` may go to: `pools[0..n]`, preferred
- * first (`n == 0`: any, in the order the pools were added). A buffer or
- * pool that does not exist, or a pool named twice, is an invalid
- * argument that changes nothing.
- *
- * # Safety
- * `problem` is NULL or a live handle; `pools` is NULL or has `n` readable
- * elements.
- */
-enum minimalloc_status minimalloc_problem_set_pools(struct minimalloc_problem *problem,
-                                                    size_t index,
-                                                    const size_t *pools,
-                                                    size_t n);
-
-/**
- * The pool of each buffer of a solved problem with pools, copied into
- * `out_pools` (`len` elements, at least the solution's length); the
- * solution's offsets are then addresses: the pool's base plus the offset
- * in it. Without pools every buffer is in pool 0.
- *
- * # Safety
- * `solution` is NULL or a live handle; `out_pools` is NULL or has `len`
- * writable elements.
- */
-enum minimalloc_status minimalloc_solution_pools(const struct minimalloc_solution *solution,
-                                                 size_t *out_pools,
-                                                 size_t len);
+enum minimalloc_status minimalloc_options_conflict(const struct minimalloc_options *options,
+                                                   size_t *out_indices,
+                                                   size_t len,
+                                                   size_t *out_count,
+                                                   int *out_irreducible);
 
 /**
  * Figures of pool `pool` from the last solve with these options: its
@@ -691,6 +639,44 @@ enum minimalloc_status minimalloc_problem_separate(struct minimalloc_problem *pr
                                                    size_t n);
 
 /**
+ * Adds a memory pool to `problem`: `name` (may be NULL) for reports,
+ * every buffer placed in it ends at or below `capacity`, its offsets are
+ * multiples of `alignment` and its buffers' addresses are `base` plus
+ * their offsets. Writes its index to `out_index`. Buffers may go to any
+ * pool, in the order added, unless `minimalloc_problem_set_pools` says
+ * otherwise; a fitting solve fills preferred pools first and spills the
+ * rest, a minimising one then lowers each pool's height in that order.
+ * With pools, the problem's own capacity only bounds fixed offsets and
+ * hints, and a buffer with a fixed offset stays in the pool it lists
+ * first.
+ *
+ * # Safety
+ * `problem` is NULL or a live handle; `name` is NULL or a NUL-terminated
+ * string; `out_index` is NULL or writable.
+ */
+enum minimalloc_status minimalloc_problem_add_pool(struct minimalloc_problem *problem,
+                                                   const char *name,
+                                                   int64_t capacity,
+                                                   int64_t base,
+                                                   int64_t alignment,
+                                                   size_t *out_index);
+
+/**
+ * Says which pools buffer `index` may go to: `pools[0..n]`, preferred
+ * first (`n == 0`: any, in the order the pools were added). A buffer or
+ * pool that does not exist, or a pool named twice, is an invalid
+ * argument that changes nothing.
+ *
+ * # Safety
+ * `problem` is NULL or a live handle; `pools` is NULL or has `n` readable
+ * elements.
+ */
+enum minimalloc_status minimalloc_problem_set_pools(struct minimalloc_problem *problem,
+                                                    size_t index,
+                                                    const size_t *pools,
+                                                    size_t n);
+
+/**
  * Number of offsets (the problem's buffer count); 0 for NULL.
  *
  * # Safety
@@ -727,6 +713,20 @@ int64_t minimalloc_solution_height(const struct minimalloc_solution *solution);
  * `solution` is NULL or a handle from `minimalloc_solve*` not yet freed.
  */
 void minimalloc_solution_free(struct minimalloc_solution *solution);
+
+/**
+ * The pool of each buffer of a solved problem with pools, copied into
+ * `out_pools` (`len` elements, at least the solution's length); the
+ * solution's offsets are then addresses: the pool's base plus the offset
+ * in it. Without pools every buffer is in pool 0.
+ *
+ * # Safety
+ * `solution` is NULL or a live handle; `out_pools` is NULL or has `len`
+ * writable elements.
+ */
+enum minimalloc_status minimalloc_solution_pools(const struct minimalloc_solution *solution,
+                                                 size_t *out_pools,
+                                                 size_t len);
 
 /**
  * Places every buffer of `problem` below its capacity, with no options

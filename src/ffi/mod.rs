@@ -1,7 +1,11 @@
 //! The C ABI: `include/minimalloc.h` is generated from this module.
 //!
-//! One file per handle type: [`problem`], [`solution`], [`options`]; the
-//! solve calls that join them in [`solve`].
+//! One file per handle type, holding every call on that handle (pools and
+//! links on a problem included; the conflict and pool reports read from
+//! options; where each buffer went, from a solution): [`problem`],
+//! [`solution`], [`options`]; the solve calls that join them in
+//! [`solve`]; [`progress`] the callback's type and calls, which options
+//! carry.
 //! Conventions (those of rustls-ffi):
 //! - handles are opaque, made by `*_new` or `minimalloc_solve*`, released
 //!   by `*_free`, which accepts NULL;
@@ -85,9 +89,7 @@ macro_rules! ffi_guard {
     };
 }
 
-pub mod conflict;
 pub mod options;
-pub mod pools;
 pub mod problem;
 pub mod progress;
 pub mod solution;

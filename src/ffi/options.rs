@@ -486,3 +486,103 @@ pub unsafe extern "C" fn minimalloc_options_set_progress(
             }
     })
 }
+
+/// The conflict the last solve with these options found: after
+/// `MINIMALLOC_STATUS_INFEASIBLE`, a small set of buffers that cannot fit
+/// below the capacity together (the busiest moment's largest buffers, or
+/// what the exact search shrank the problem to within the timeout); none
+/// otherwise. The tiny build returns `MINIMALLOC_STATUS_UNSUPPORTED`. Writes the number of buffers to
+/// `*out_count`, the first `min(len, count)` indices (increasing) to
+/// `out_indices` (which may be NULL when `len` is 0: call once to learn the
+/// count), and, if `out_irreducible` is not NULL, 1 there if the set is
+/// proven minimal (without any one of them the others fit), else 0.
+///
+/// # Safety
+/// `options` is NULL or a live handle; `out_indices` is NULL or has `len`
+/// writable elements; `out_count` and `out_irreducible` are NULL or
+/// writable.
+#[no_mangle]
+pub unsafe extern "C" fn minimalloc_options_conflict(
+    options: *const minimalloc_options,
+    out_indices: *mut usize,
+    len: usize,
+    out_count: *mut usize,
+    out_irreducible: *mut c_int,
+) -> minimalloc_status {
+    #[cfg(not(feature = "constraints"))]
+    {
+        let _ = (options, out_indices, len, out_count, out_irreducible);
+        super::unsupported()
+    }
+    #[cfg(feature = "constraints")]
+    ffi_guard!(reading _o = options => {
+            if out_count.is_null() || (len > 0 && out_indices.is_null()) {
+                return minimalloc_status::NullPointer;
+            }
+            let (count, irreducible) = _o.conflict.with(|c| {
+                let n = c.len().min(len);
+                // Safety: `out_indices` has `len >= n` elements (n > 0
+                // only when it is not NULL).
+                unsafe { core::ptr::copy_nonoverlapping(c.as_ptr(), out_indices, n) };
+                (
+                    c.len(),
+                    _o.conflict_irreducible
+                        .load(core::sync::atomic::Ordering::Relaxed),
+                )
+            });
+            // Safety: checked non-NULL; writable by contract.
+            unsafe { *out_count = count };
+            if !out_irreducible.is_null() {
+                // Safety: writable by contract.
+                unsafe { *out_irreducible = c_int::from(irreducible) };
+            }
+            minimalloc_status::Ok
+    })
+}
+
+/// Figures of pool `pool` from the last solve with these options: its
+/// height (the highest offset + size in it, without its base), a lower
+/// bound on that height for the buffers it got (their max load), and how
+/// many buffers it got. Any of the out-parameters may be NULL. A pool
+/// that does not exist (or no pools) is an invalid argument.
+///
+/// # Safety
+/// `options` is NULL or a live handle; each out-parameter is NULL or
+/// writable.
+#[no_mangle]
+pub unsafe extern "C" fn minimalloc_options_pool_report(
+    options: *const minimalloc_options,
+    pool: usize,
+    out_height: *mut i64,
+    out_lower_bound: *mut i64,
+    out_buffers: *mut usize,
+) -> minimalloc_status {
+    #[cfg(not(feature = "constraints"))]
+    {
+        let _ = (options, pool, out_height, out_lower_bound, out_buffers);
+        super::unsupported()
+    }
+    #[cfg(feature = "constraints")]
+    ffi_guard!(reading _o = options => {
+            #[cfg(feature = "constraints")]
+            {
+                let Some((height, lower_bound, buffers)) = _o.pools.with(|r| r.get(pool).copied())
+                else {
+                    return minimalloc_status::InvalidArgument;
+                };
+                // Safety: each is NULL or writable, by contract.
+                unsafe {
+                    if let Some(p) = out_height.as_mut() {
+                        *p = height;
+                    }
+                    if let Some(p) = out_lower_bound.as_mut() {
+                        *p = lower_bound;
+                    }
+                    if let Some(p) = out_buffers.as_mut() {
+                        *p = buffers;
+                    }
+                }
+                minimalloc_status::Ok
+            }
+    })
+}

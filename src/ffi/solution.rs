@@ -83,3 +83,43 @@ pub unsafe extern "C" fn minimalloc_solution_free(solution: *mut minimalloc_solu
         }
     })
 }
+
+/// The pool of each buffer of a solved problem with pools, copied into
+/// `out_pools` (`len` elements, at least the solution's length); the
+/// solution's offsets are then addresses: the pool's base plus the offset
+/// in it. Without pools every buffer is in pool 0.
+///
+/// # Safety
+/// `solution` is NULL or a live handle; `out_pools` is NULL or has `len`
+/// writable elements.
+#[no_mangle]
+pub unsafe extern "C" fn minimalloc_solution_pools(
+    solution: *const minimalloc_solution,
+    out_pools: *mut usize,
+    len: usize,
+) -> minimalloc_status {
+    #[cfg(not(feature = "constraints"))]
+    {
+        let _ = (solution, out_pools, len);
+        super::unsupported()
+    }
+    #[cfg(feature = "constraints")]
+    ffi_guard!(reading s = solution => {
+        let n = s.offsets.len();
+        if n == 0 {
+            return minimalloc_status::Ok;
+        }
+        if out_pools.is_null() {
+            return minimalloc_status::NullPointer;
+        }
+        if len < n {
+            return minimalloc_status::InvalidArgument;
+        }
+        for i in 0..n {
+            let p = s.pools.get(i).map_or(0, |&p| p as usize);
+            // Safety: `out_pools` has `len >= n` elements.
+            unsafe { *out_pools.add(i) = p };
+        }
+        minimalloc_status::Ok
+    })
+}
