@@ -11,13 +11,15 @@ import os
 import re
 import sys
 
-ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "src")
+SRC = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "src")
+# The library, and the command (a crate of its own, rooted at main.rs).
+CRATES = [(SRC, "lib"), (os.path.join(SRC, "bin", "minimalloc"), "main")]
 
 
-def module_of(rel):
-    """Module path (tuple) of a file path under src/."""
+def module_of(rel, root_name):
+    """Module path (tuple) of a file path under its crate's root."""
     parts = rel[:-3].split(os.sep)
-    if parts[-1] in ("lib", "mod"):
+    if parts[-1] in (root_name, "mod"):
         parts = parts[:-1]
     return tuple(parts)
 
@@ -33,15 +35,30 @@ def code_of(text):
 
 
 def main():
+    found = 0
+    total = 0
+    for root, root_name in CRATES:
+        found += check(root, root_name)
+        total += sum(len([n for n in names if n.endswith(".rs")])
+                     for d, _, names in os.walk(root)
+                     if root_name == "main" or not os.path.relpath(d, root).startswith("bin"))
+    if found:
+        return 1
+    print(f"no import circle among {total} files")
+    return 0
+
+
+def check(root, root_name):
+    """Prints the circles of one crate; returns how many."""
     files = {}
-    for dirpath, _, names in os.walk(ROOT):
+    for dirpath, _, names in os.walk(root):
         for name in names:
             if name.endswith(".rs"):
                 path = os.path.join(dirpath, name)
-                rel = os.path.relpath(path, ROOT)
-                if rel.startswith("bin" + os.sep):
-                    continue  # the CLI is its own crate
-                files[module_of(rel)] = (rel, code_of(open(path).read()))
+                rel = os.path.relpath(path, root)
+                if root_name == "lib" and rel.startswith("bin" + os.sep):
+                    continue  # the command is its own crate
+                files[module_of(rel, root_name)] = (rel, code_of(open(path).read()))
     modules = set(files)
 
     def resolve(path):
@@ -120,17 +137,15 @@ def main():
     for v in sorted(modules):
         if v not in index:
             visit(v)
-    name = lambda m: files[m][0]
+    prefix = os.path.relpath(root, os.path.join(SRC, ".."))
+    name = lambda m: os.path.join(prefix, files[m][0])
     for comp in comps:
         members = set(comp)
         print("circle: " + ", ".join(sorted(name(m) for m in comp)))
         for m in sorted(comp):
             for w in sorted(uses[m] & members):
                 print(f"    {name(m)} uses {name(w)}")
-    if comps:
-        return 1
-    print(f"no import circle among {len(files)} files")
-    return 0
+    return len(comps)
 
 
 if __name__ == "__main__":

@@ -11,8 +11,9 @@ use std::time::Duration;
 use clap::{ArgAction, Args, CommandFactory, Parser, Subcommand, ValueEnum};
 use minimalloc::heuristic::Strategy;
 
-use crate::values::{absl_bool, duration, fraction, natural, pool, positive, preorders, strategy};
-use minimalloc::solver::Preorder;
+use crate::values::{
+    absl_bool, duration, fraction, natural, pool, positive, preorders, strategy, Preorders,
+};
 
 const EXIT_CODES: &str = "\
 Exit codes: 0 placed, 2 infeasible (or no placement found), 3 timed out or
@@ -269,10 +270,6 @@ pub enum FamilyName {
     Planted,
     Kernel,
 }
-
-/// `--preordering_heuristics`: the orderings in the order given.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Preorders(pub Vec<Preorder>);
 
 /// Every yes/no flag of the place command: these take absl's forms.
 const BOOLEANS: [&str; 17] = [

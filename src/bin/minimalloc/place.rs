@@ -13,9 +13,10 @@ use minimalloc::{
 };
 
 use crate::cli::{LifetimeKind, Place};
+use crate::exit::Exit;
+use crate::progress;
 use crate::report::{latex_picture, time_line, Figures};
 use crate::sink::{say, write_stdout, Sink};
-use crate::{progress, Exit};
 
 /// Runs the place command.
 pub fn run(args: Place) -> Exit {

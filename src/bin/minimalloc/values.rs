@@ -8,8 +8,6 @@ use minimalloc::heuristic::Strategy;
 
 use minimalloc::solver::Preorder;
 
-use crate::cli::Preorders;
-
 /// A number from 0 to 1.
 pub(crate) fn fraction(s: &str) -> Result<f64, String> {
     match s.parse::<f64>() {
@@ -80,6 +78,10 @@ pub(crate) fn strategy(text: &str) -> Result<Strategy, String> {
         )
     })
 }
+
+/// `--preordering_heuristics`: the orderings in the order given.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Preorders(pub Vec<Preorder>);
 
 pub(crate) fn preorders(text: &str) -> Result<Preorders, String> {
     text.split(',')
