@@ -309,3 +309,77 @@ fn the_paper_example_at_11_names_its_conflict() {
         c.buffers
     );
 }
+
+/// The lowest height brute force finds for a linked problem, scanning
+/// capacities up from 1 to the problem's own (hints dropped: they never
+/// change feasibility, but one above a capacity makes it invalid).
+fn lowest_linked_height(problem: &Problem) -> Option<i64> {
+    let mut unhinted = problem.clone();
+    for i in 0..problem.len() {
+        let mut b = problem.buffers()[i].clone();
+        b.hint = None;
+        unhinted.replace(i, b).unwrap();
+    }
+    (1..=problem.capacity()).find(|&c| {
+        unhinted
+            .with_capacity(c)
+            .is_ok_and(|p| brute_force_linked(&p).is_some())
+    })
+}
+
+/// The minimiser's lower bound (the max load, and with separations the
+/// heaviest clique of buffers that conflict) never exceeds the lowest
+/// height brute force finds; where it meets the minimiser's height, that
+/// height is brute force's. Dense separations, colocations and gaps.
+#[test]
+fn the_conflict_bound_is_sound_against_brute_force() {
+    let mut rng = Rng::new(29);
+    let (mut checked, mut proven, mut above_load) = (0, 0, 0);
+    let mut i = 0;
+    while checked < 1500 {
+        i += 1;
+        let mut problem = random_problem(&mut rng, Shape::SMALL);
+        // Dense separations: several groups of up to four.
+        let n = problem.len() as i64;
+        if n < 3 {
+            continue;
+        }
+        for _ in 0..rng.range(1, 4) {
+            let k = rng.range(2, 4.min(n));
+            let group: Vec<usize> = (0..k).map(|_| rng.range(0, n - 1) as usize).collect();
+            let _ = problem.separate(&group);
+        }
+        link_randomly(&mut rng, &mut problem);
+        if problem.separations().is_empty() {
+            continue;
+        }
+        let Some(lowest) = lowest_linked_height(&problem) else {
+            continue;
+        };
+        checked += 1;
+        let options = Options {
+            objective: Objective::Minimize,
+            threads: 1,
+            restarts: Some(2),
+            ..Options::default()
+        };
+        let outcome = plan(&problem, &options);
+        assert!(
+            outcome.lower_bound <= lowest,
+            "instance {i}: bound {} above the lowest height {lowest}\n{}separations {:?} colocations {:?}",
+            outcome.lower_bound,
+            minimalloc::csv::write_problem(&problem, None),
+            problem.separations(),
+            problem.colocations()
+        );
+        let s = outcome.solution.as_ref().expect("minimising places");
+        validate(&problem, s).unwrap();
+        if outcome.optimal {
+            assert_eq!(s.height(&problem), lowest, "instance {i}");
+            proven += 1;
+        }
+        above_load += usize::from(outcome.lower_bound > minimalloc::max_load(&problem));
+    }
+    eprintln!("{checked} checked, {proven} proven optimal, {above_load} bounds above the max load");
+    assert!(above_load > 50, "{above_load}");
+}

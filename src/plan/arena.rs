@@ -20,6 +20,12 @@ use crate::solver::{self, Verdict};
 /// the lowest height, when minimising), or a proof that none exist, or the
 /// reason it stopped.
 pub(super) fn plan_arena(problem: &Problem, options: &Options) -> Outcome {
+    plan_arena_above(problem, options, 0)
+}
+
+/// [`plan_arena`] knowing that no placement is lower than `floor` (a bound
+/// found on the problem before its links were lowered).
+fn plan_arena_above(problem: &Problem, options: &Options, floor: i64) -> Outcome {
     #[cfg(feature = "constraints")]
     if !problem.links().is_empty() {
         return plan_linked(problem, options);
@@ -30,12 +36,15 @@ pub(super) fn plan_arena(problem: &Problem, options: &Options) -> Outcome {
     }
     #[cfg(feature = "heuristics")]
     let mut outcome = if options.method != Method::Exact || options.objective != Objective::Fit {
-        plan_with_heuristics(problem, options, deadline)
+        plan_with_heuristics(problem, options, deadline, floor)
     } else {
         exact_only(problem, options, &deadline)
     };
     #[cfg(not(feature = "heuristics"))]
-    let mut outcome = exact_only(problem, options, &deadline);
+    let mut outcome = {
+        let _ = floor;
+        exact_only(problem, options, &deadline)
+    };
     // Whatever found it, a placement at the proven bound is optimal.
     if let Some(s) = &outcome.solution {
         outcome.optimal = s.height(problem) <= outcome.lower_bound;
@@ -52,9 +61,19 @@ pub(super) fn plan_arena(problem: &Problem, options: &Options) -> Outcome {
 /// plain buffers (see `crate::model::links::Lowered`), read back per buffer.
 #[cfg(feature = "constraints")]
 fn plan_linked(problem: &Problem, options: &Options) -> Outcome {
+    // Minimising, the heaviest clique of buffers that conflict (separated
+    // or alive together) bounds the height where the lowered problem's max
+    // load does not see it: the lanes stop as soon as they meet it.
+    #[cfg(feature = "heuristics")]
+    let floor = match options.objective {
+        Objective::Minimize => crate::clique::conflict_bound(problem, CLIQUE_NODES),
+        Objective::Fit => 0,
+    };
+    #[cfg(not(feature = "heuristics"))]
+    let floor = 0;
     match problem.lowered() {
         Ok(lowered) => {
-            let mut outcome = plan_arena(&lowered.problem, options);
+            let mut outcome = plan_arena_above(&lowered.problem, options, floor);
             if let Some(s) = outcome.solution.take() {
                 outcome.solution = Some(Solution {
                     offsets: lowered.lift(&s.offsets),
@@ -83,9 +102,18 @@ fn plan_linked(problem: &Problem, options: &Options) -> Outcome {
     }
 }
 
+/// Search nodes the clique bound may take: a few milliseconds.
+#[cfg(all(feature = "constraints", feature = "heuristics"))]
+const CLIQUE_NODES: u64 = 20_000;
+
 #[cfg(feature = "heuristics")]
-fn plan_with_heuristics(problem: &Problem, options: &Options, deadline: Deadline<'_>) -> Outcome {
-    let work = match schedule::Work::new(problem, options, deadline) {
+fn plan_with_heuristics(
+    problem: &Problem,
+    options: &Options,
+    deadline: Deadline<'_>,
+    floor: i64,
+) -> Outcome {
+    let work = match schedule::Work::new(problem, options, deadline, floor) {
         Ok(work) => work,
         Err(stop) => {
             let mut outcome = match options.objective {

@@ -34,16 +34,18 @@ pub(crate) struct Work<'a> {
 }
 
 impl<'a> Work<'a> {
+    /// `floor`: a bound on the height known beforehand (0: none).
     pub(crate) fn new(
         problem: &'a Problem,
         options: &'a Options,
         deadline: Deadline<'a>,
+        floor: i64,
     ) -> Result<Work<'a>, Stop> {
         let layout = {
             let mut poll = Poll::new(&deadline, 1 << 16);
             Layout::new(problem, &mut poll)?
         };
-        let lower_bound = layout.aligned_bound.max(layout.fixed_top);
+        let lower_bound = layout.aligned_bound.max(layout.fixed_top).max(floor);
         let (variants, primary) = choose(options.method);
         Ok(Work {
             problem,

@@ -1,0 +1,270 @@
+//! A lower bound from the conflict graph: buffers that pairwise conflict
+//! (alive at a common time, or in one separation group) must lie one above
+//! the other, so the heaviest such set, a clique of the graph, is a bound
+//! on any placement's height. Without separations the graph is an
+//! interval graph and its heaviest clique is the max load; with them it
+//! can be far above it (a separation group plus buffers alive beside its
+//! members), which is what proves small kernels optimal.
+//!
+//! Soundness: only buffers without gaps and outside colocation groups take
+//! part. Such a buffer holds `[offset, offset + size)` for its whole
+//! lifetime, so two conflicting ones hold disjoint intervals of memory,
+//! and intervals pairwise disjoint on a line fit below the height only if
+//! their sizes add up to at most it. Leaving buffers out only shrinks
+//! cliques: the bound stays a bound. Every clique the search reports is a
+//! real one, so a search cut short by its budget still gives a bound.
+
+use alloc::vec;
+use alloc::vec::Vec;
+
+use crate::model::problem::Problem;
+
+/// Above this many eligible buffers the bound is not sought (its
+/// adjacency takes n^2 bits); the max load stands.
+const MAX_VERTICES: usize = 1024;
+
+/// The weight of the heaviest clique found among the eligible buffers
+/// within `budget` search nodes (0 with no separations: the max load is
+/// that clique already, and cheaper).
+pub(crate) fn conflict_bound(problem: &Problem, budget: u64) -> i64 {
+    if problem.separations().is_empty() {
+        return 0;
+    }
+    let buffers = problem.buffers();
+    let mut colocated = vec![false; buffers.len()];
+    for group in problem.colocations() {
+        for &m in group {
+            colocated[m as usize] = true;
+        }
+    }
+    let vertices: Vec<usize> = (0..buffers.len())
+        .filter(|&i| buffers[i].gaps.is_empty() && !colocated[i])
+        .collect();
+    let n = vertices.len();
+    if n == 0 || n > MAX_VERTICES {
+        return 0;
+    }
+    let mut at = vec![usize::MAX; buffers.len()];
+    for (k, &i) in vertices.iter().enumerate() {
+        at[i] = k;
+    }
+    let words = n.div_ceil(64);
+    let mut adjacent = vec![0u64; n * words];
+    let mut link = |a: usize, b: usize| {
+        adjacent[a * words + b / 64] |= 1 << (b % 64);
+        adjacent[b * words + a / 64] |= 1 << (a % 64);
+    };
+    for a in 0..n {
+        let x = &buffers[vertices[a]];
+        for (b, &j) in vertices.iter().enumerate().skip(a + 1) {
+            let y = &buffers[j];
+            if x.lower < y.upper && y.lower < x.upper {
+                link(a, b);
+            }
+        }
+    }
+    for group in problem.separations() {
+        let members: Vec<usize> = group
+            .iter()
+            .map(|&m| at[m as usize])
+            .filter(|&k| k != usize::MAX)
+            .collect();
+        for (p, &a) in members.iter().enumerate() {
+            for &b in &members[p + 1..] {
+                link(a, b);
+            }
+        }
+    }
+    let weight: Vec<i64> = vertices.iter().map(|&i| buffers[i].size).collect();
+    let mut search = Search {
+        words,
+        adjacent,
+        weight,
+        best: 0,
+        nodes: 0,
+        budget,
+    };
+    let mut all = vec![0u64; words];
+    for k in 0..n {
+        all[k / 64] |= 1 << (k % 64);
+    }
+    search.expand(0, &all);
+    search.best
+}
+
+/// A branch and bound for the heaviest clique: candidates are split into
+/// colour classes (sets of pairwise non-adjacent vertices, heaviest first),
+/// and a branch whose weight plus the heaviest vertex of each class left
+/// cannot beat the best is cut (a clique takes at most one of a class).
+struct Search {
+    words: usize,
+    adjacent: Vec<u64>,
+    weight: Vec<i64>,
+    best: i64,
+    nodes: u64,
+    budget: u64,
+}
+
+impl Search {
+    fn neighbours(&self, v: usize) -> &[u64] {
+        &self.adjacent[v * self.words..(v + 1) * self.words]
+    }
+
+    /// Extends a clique of weight `held` by the vertices of `candidates`
+    /// (each adjacent to every vertex of the clique).
+    fn expand(&mut self, held: i64, candidates: &[u64]) {
+        self.nodes += 1;
+        self.best = self.best.max(held);
+        if self.nodes > self.budget {
+            return;
+        }
+        // Colour classes, greedily, the heaviest vertices first; each
+        // vertex with the bound of the classes up to its own.
+        let mut left: Vec<usize> = ones(candidates).collect();
+        left.sort_unstable_by_key(|&v| core::cmp::Reverse(self.weight[v]));
+        let mut order: Vec<(usize, i64)> = Vec::with_capacity(left.len());
+        let mut bound = 0i64;
+        while !left.is_empty() {
+            let mut class: Vec<usize> = Vec::new();
+            let mut rest = Vec::with_capacity(left.len());
+            for &v in &left {
+                if class.iter().all(|&u| !bit(self.neighbours(u), v)) {
+                    class.push(v);
+                } else {
+                    rest.push(v);
+                }
+            }
+            bound = bound.saturating_add(self.weight[class[0]]);
+            order.extend(class.into_iter().map(|v| (v, bound)));
+            left = rest;
+        }
+        // Branch from the last class down: a vertex's bound counts only
+        // the classes up to its own.
+        let mut candidates = candidates.to_vec();
+        while let Some((v, bound)) = order.pop() {
+            if held.saturating_add(bound) <= self.best || self.nodes > self.budget {
+                return;
+            }
+            let next: Vec<u64> = candidates
+                .iter()
+                .zip(self.neighbours(v))
+                .map(|(c, a)| c & a)
+                .collect();
+            self.expand(held.saturating_add(self.weight[v]), &next);
+            candidates[v / 64] &= !(1 << (v % 64));
+        }
+    }
+}
+
+fn bit(set: &[u64], v: usize) -> bool {
+    set[v / 64] >> (v % 64) & 1 == 1
+}
+
+fn ones(set: &[u64]) -> impl Iterator<Item = usize> + '_ {
+    set.iter().enumerate().flat_map(|(w, &word)| {
+        let mut word = word;
+        core::iter::from_fn(move || {
+            (word != 0).then(|| {
+                let b = word.trailing_zeros() as usize;
+                word &= word - 1;
+                w * 64 + b
+            })
+        })
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::problem::{Buffer, Gap};
+    use crate::rng::Rng;
+
+    /// The heaviest clique by trying every subset of the eligible buffers.
+    fn by_subsets(problem: &Problem) -> i64 {
+        let b = problem.buffers();
+        let n = b.len();
+        let mut separated = vec![vec![false; n]; n];
+        for g in problem.separations() {
+            for &x in g {
+                for &y in g {
+                    separated[x as usize][y as usize] = x != y;
+                }
+            }
+        }
+        let colocated: Vec<bool> = (0..n)
+            .map(|i| {
+                problem
+                    .colocations()
+                    .iter()
+                    .any(|g| g.contains(&(i as u32)))
+            })
+            .collect();
+        let eligible = |i: usize| b[i].gaps.is_empty() && !colocated[i];
+        let conflict = |i: usize, j: usize| {
+            separated[i][j] || (b[i].lower < b[j].upper && b[j].lower < b[i].upper)
+        };
+        let mut best = 0;
+        for mask in 0u32..(1 << n) {
+            let members: Vec<usize> = (0..n).filter(|&i| mask >> i & 1 == 1).collect();
+            if members.iter().all(|&i| eligible(i))
+                && members
+                    .iter()
+                    .all(|&i| members.iter().all(|&j| i == j || conflict(i, j)))
+            {
+                best = best.max(members.iter().map(|&i| b[i].size).sum());
+            }
+        }
+        best
+    }
+
+    /// With an unbounded budget the branch and bound finds the heaviest
+    /// clique (every subset tried); with a tiny one, never more.
+    #[test]
+    fn finds_the_heaviest_clique_of_random_graphs() {
+        let mut rng = Rng::new(5);
+        let mut above_load = 0;
+        for round in 0..3000 {
+            let n = rng.below(1, 12) as usize;
+            let buffers: Vec<Buffer> = (0..n)
+                .map(|i| {
+                    let lower = rng.below(0, 8);
+                    let mut b = Buffer::new(
+                        alloc::format!("{i}"),
+                        lower,
+                        lower + rng.below(1, 5),
+                        rng.below(1, 20),
+                    );
+                    if rng.below(0, 8) == 0 && b.upper - b.lower >= 3 {
+                        b.gaps.push(Gap {
+                            lower: b.lower + 1,
+                            upper: b.lower + 2,
+                            window: None,
+                        });
+                    }
+                    b
+                })
+                .collect();
+            let mut problem = Problem::new(i64::MAX, buffers).unwrap();
+            for _ in 0..rng.below(1, 4) {
+                let group: Vec<usize> = (0..n).filter(|_| rng.below(0, 3) == 0).collect();
+                let _ = problem.separate(&group);
+            }
+            if round % 4 == 0 && n >= 2 {
+                let _ = problem.colocate(&[0, 1]);
+            }
+            let exact = by_subsets(&problem);
+            let bound = conflict_bound(&problem, u64::MAX);
+            if problem.separations().is_empty() {
+                assert_eq!(bound, 0);
+                continue;
+            }
+            assert_eq!(bound, exact, "round {round}");
+            assert!(conflict_bound(&problem, 3) <= exact);
+            above_load += usize::from(bound > crate::load::max_load(&problem));
+        }
+        assert!(
+            above_load > 100,
+            "only {above_load} bounds above the max load"
+        );
+    }
+}
