@@ -24,11 +24,14 @@ use crate::model::problem::Problem;
 const MAX_VERTICES: usize = 1024;
 
 /// The weight of the heaviest clique found among the eligible buffers
-/// within `budget` search nodes (0 with no separations: the max load is
-/// that clique already, and cheaper).
-pub(crate) fn conflict_bound(problem: &Problem, budget: u64) -> i64 {
+/// within `budget` search nodes, or `known` (a bound already proven) if
+/// none is heavier: the search only looks for cliques above it, which
+/// prunes most of the tree at once. `known` with no separations: the max
+/// load is that clique already, and cheaper.
+pub(crate) fn conflict_bound(problem: &Problem, budget: u64, known: i64) -> i64 {
+    let known = known.max(0); // the empty clique
     if problem.separations().is_empty() {
-        return 0;
+        return known;
     }
     let buffers = problem.buffers();
     let mut colocated = vec![false; buffers.len()];
@@ -42,7 +45,7 @@ pub(crate) fn conflict_bound(problem: &Problem, budget: u64) -> i64 {
         .collect();
     let n = vertices.len();
     if n == 0 || n > MAX_VERTICES {
-        return 0;
+        return known;
     }
     let mut at = vec![usize::MAX; buffers.len()];
     for (k, &i) in vertices.iter().enumerate() {
@@ -80,7 +83,7 @@ pub(crate) fn conflict_bound(problem: &Problem, budget: u64) -> i64 {
         words,
         adjacent,
         weight,
-        best: 0,
+        best: known,
         nodes: 0,
         budget,
     };
@@ -253,13 +256,18 @@ mod tests {
                 let _ = problem.colocate(&[0, 1]);
             }
             let exact = by_subsets(&problem);
-            let bound = conflict_bound(&problem, u64::MAX);
+            let bound = conflict_bound(&problem, u64::MAX, 0);
             if problem.separations().is_empty() {
                 assert_eq!(bound, 0);
                 continue;
             }
             assert_eq!(bound, exact, "round {round}");
-            assert!(conflict_bound(&problem, 3) <= exact);
+            assert!(conflict_bound(&problem, 3, 0) <= exact);
+            // Above a known bound: the heaviest clique if heavier, else
+            // the known bound.
+            for known in [0, exact - 1, exact, exact + 5] {
+                assert_eq!(conflict_bound(&problem, u64::MAX, known), exact.max(known));
+            }
             above_load += usize::from(bound > crate::load::max_load(&problem));
         }
         assert!(

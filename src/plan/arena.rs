@@ -66,7 +66,9 @@ fn plan_linked(problem: &Problem, options: &Options) -> Outcome {
     // load does not see it: the lanes stop as soon as they meet it.
     #[cfg(feature = "heuristics")]
     let floor = match options.objective {
-        Objective::Minimize => crate::clique::conflict_bound(problem, CLIQUE_NODES),
+        Objective::Minimize => {
+            crate::clique::conflict_bound(problem, CLIQUE_NODES, crate::load::max_load(problem))
+        }
         Objective::Fit => 0,
     };
     #[cfg(not(feature = "heuristics"))]
