@@ -76,7 +76,15 @@ pub(super) fn stack_pass(
             continue;
         }
         {
-            let wanted = sizes_at(&ends, lower).chain(sizes_at(&starts, upper));
+            // Sizes met on both sides first: a stack that fits the
+            // rectangle before it and the one after it is seldom a
+            // coincidence.
+            let before: Vec<i64> = sizes_at(&ends, lower).collect();
+            let after: Vec<i64> = sizes_at(&starts, upper).collect();
+            let both = before.iter().copied().filter(|s| after.contains(s));
+            let wanted = both
+                .chain(before.iter().copied())
+                .chain(after.iter().copied());
             let mut chosen = None;
             for target in wanted {
                 if let Some(set) = subset_with_sum(rects, &group, target) {
