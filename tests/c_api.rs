@@ -369,6 +369,34 @@ fn have(tool: &str) -> bool {
     found
 }
 
+/// Configures, builds and runs the C++ consumer (c_tests/consumer) in
+/// `build_dir` against the package found under `prefix`, with the shared
+/// target or (`static_` "ON") the static one; returns the executable.
+fn build_consumer(build_dir: &Path, prefix: &Path, static_: &str) -> PathBuf {
+    run(
+        Command::new("cmake")
+            .arg("-S")
+            .arg(root().join("c_tests/consumer"))
+            .arg("-B")
+            .arg(build_dir)
+            .arg(format!("-DCMAKE_PREFIX_PATH={}", prefix.display()))
+            .arg(format!("-DMINIMALLOC_STATIC={static_}"))
+            .arg(format!(
+                "-DCMAKE_CXX_COMPILER={}",
+                compiler(true).path().display()
+            )),
+        "cmake configure",
+    );
+    run(
+        Command::new("cmake").arg("--build").arg(build_dir),
+        "cmake build",
+    );
+    let exe = build_dir.join("consumer");
+    let out = run(&mut Command::new(&exe), "consumer");
+    assert!(out.contains("consumer: height 64"), "{out}");
+    exe
+}
+
 /// Installs into a prefix with the documented command (from the library
 /// this test run built), then builds clients against it.
 #[test]
@@ -427,27 +455,7 @@ fn installed_package_with_cmake_and_pkg_config() {
     );
     for (name, static_) in [("shared", "OFF"), ("static", "ON")] {
         let build_dir = dir.join(format!("consumer-{name}"));
-        run(
-            Command::new("cmake")
-                .arg("-S")
-                .arg(root().join("c_tests/consumer"))
-                .arg("-B")
-                .arg(&build_dir)
-                .arg(format!("-DCMAKE_PREFIX_PATH={}", moved.display()))
-                .arg(format!("-DMINIMALLOC_STATIC={static_}"))
-                .arg(format!(
-                    "-DCMAKE_CXX_COMPILER={}",
-                    compiler(true).path().display()
-                )),
-            "cmake configure",
-        );
-        run(
-            Command::new("cmake").arg("--build").arg(&build_dir),
-            "cmake build",
-        );
-        let exe = build_dir.join("consumer");
-        let out = run(&mut Command::new(&exe), "consumer");
-        assert!(out.contains("consumer: height 64"), "{out}");
+        let exe = build_consumer(&build_dir, &moved, static_);
         let deps = run(Command::new("readelf").arg("-d").arg(&exe), "readelf");
         assert_eq!(
             deps.contains("libminimalloc.so"),
@@ -574,29 +582,7 @@ fn programs_link_against_the_build_tree() {
                 dir.file_name().unwrap().to_string_lossy()
             ));
             let _ = std::fs::remove_dir_all(&build_dir);
-            run(
-                Command::new("cmake")
-                    .arg("-S")
-                    .arg(root().join("c_tests/consumer"))
-                    .arg("-B")
-                    .arg(&build_dir)
-                    .arg(format!("-DCMAKE_PREFIX_PATH={}", dir.display()))
-                    .arg(format!("-DMINIMALLOC_STATIC={static_}"))
-                    .arg(format!(
-                        "-DCMAKE_CXX_COMPILER={}",
-                        compiler(true).path().display()
-                    )),
-                "cmake configure against the build tree",
-            );
-            run(
-                Command::new("cmake").arg("--build").arg(&build_dir),
-                "cmake build against the build tree",
-            );
-            let out = run(
-                &mut Command::new(build_dir.join("consumer")),
-                "consumer built against the build tree",
-            );
-            assert!(out.contains("consumer: height 64"), "{out}");
+            build_consumer(&build_dir, &dir, static_);
         }
     }
 }

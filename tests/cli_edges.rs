@@ -269,20 +269,26 @@ fn a_closed_stdout_ends_quietly() {
     );
 }
 
-#[test]
-fn sigint_writes_the_best_placement_and_exits_130() {
-    let input = generated(100_000, "g100k-int.csv");
-    let out = temp("g100k.int.out.csv");
-    let mut child = bin()
+/// Starts minimising `input` into `out` with a ten-minute timeout: a run
+/// that only a signal ends in a test's time.
+fn long_minimisation(input: &str, out: &std::path::Path, stderr: Stdio) -> std::process::Child {
+    bin()
         .args([
             "--minimize",
             &format!("--input={input}"),
             &format!("--output={}", out.display()),
             "--timeout=10m",
         ])
-        .stderr(Stdio::piped())
+        .stderr(stderr)
         .spawn()
-        .unwrap();
+        .unwrap()
+}
+
+#[test]
+fn sigint_writes_the_best_placement_and_exits_130() {
+    let input = generated(100_000, "g100k-int.csv");
+    let out = temp("g100k.int.out.csv");
+    let mut child = long_minimisation(&input, &out, Stdio::piped());
     // The progress line comes once the solve runs (after a second): the
     // signal handlers are in place by then.
     let mut err = BufReader::new(child.stderr.take().unwrap());
@@ -527,16 +533,7 @@ fn an_early_signal_leaves_no_empty_file() {
     for (k, wait_ms) in [0u64, 5, 20, 60, 150].into_iter().enumerate() {
         let out = temp(&format!("early-{k}.csv"));
         let _ = std::fs::remove_file(&out);
-        let mut child = bin()
-            .args([
-                "--minimize",
-                &format!("--input={input}"),
-                &format!("--output={}", out.display()),
-                "--timeout=10m",
-            ])
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap();
+        let mut child = long_minimisation(&input, &out, Stdio::null());
         std::thread::sleep(Duration::from_millis(wait_ms));
         let _ = Command::new("kill")
             .args(["-INT", &child.id().to_string()])
