@@ -29,9 +29,15 @@ const MAX_VERTICES: usize = 1024;
 /// prunes most of the tree at once. `known` with no separations: the max
 /// load is that clique already, and cheaper.
 pub(crate) fn conflict_bound(problem: &Problem, budget: u64, known: i64) -> i64 {
+    heaviest_clique(problem, budget, known).0
+}
+
+/// [`conflict_bound`] with the clique's buffers (increasing; empty when
+/// none heavier than `known` was found).
+pub(crate) fn heaviest_clique(problem: &Problem, budget: u64, known: i64) -> (i64, Vec<usize>) {
     let known = known.max(0); // the empty clique
     if problem.separations().is_empty() {
-        return known;
+        return (known, Vec::new());
     }
     let buffers = problem.buffers();
     let mut colocated = vec![false; buffers.len()];
@@ -45,7 +51,7 @@ pub(crate) fn conflict_bound(problem: &Problem, budget: u64, known: i64) -> i64 
         .collect();
     let n = vertices.len();
     if n == 0 || n > MAX_VERTICES {
-        return known;
+        return (known, Vec::new());
     }
     let mut at = vec![usize::MAX; buffers.len()];
     for (k, &i) in vertices.iter().enumerate() {
@@ -86,13 +92,17 @@ pub(crate) fn conflict_bound(problem: &Problem, budget: u64, known: i64) -> i64 
         best: known,
         nodes: 0,
         budget,
+        current: Vec::new(),
+        members: Vec::new(),
     };
     let mut all = vec![0u64; words];
     for k in 0..n {
         all[k / 64] |= 1 << (k % 64);
     }
     search.expand(0, &all);
-    search.best
+    let mut members: Vec<usize> = search.members.iter().map(|&k| vertices[k]).collect();
+    members.sort_unstable();
+    (search.best, members)
 }
 
 /// A branch and bound for the heaviest clique: candidates are split into
@@ -106,6 +116,9 @@ struct Search {
     best: i64,
     nodes: u64,
     budget: u64,
+    /// The clique being extended, and the heaviest found.
+    current: Vec<usize>,
+    members: Vec<usize>,
 }
 
 impl Search {
@@ -117,7 +130,10 @@ impl Search {
     /// (each adjacent to every vertex of the clique).
     fn expand(&mut self, held: i64, candidates: &[u64]) {
         self.nodes += 1;
-        self.best = self.best.max(held);
+        if held > self.best {
+            self.best = held;
+            self.members.clone_from(&self.current);
+        }
         if self.nodes > self.budget {
             return;
         }
@@ -153,7 +169,9 @@ impl Search {
                 .zip(self.neighbours(v))
                 .map(|(c, a)| c & a)
                 .collect();
+            self.current.push(v);
             self.expand(held.saturating_add(self.weight[v]), &next);
+            self.current.pop();
             candidates[v / 64] &= !(1 << (v % 64));
         }
     }
@@ -263,6 +281,20 @@ mod tests {
             }
             assert_eq!(bound, exact, "round {round}");
             assert!(conflict_bound(&problem, 3, 0) <= exact);
+            // The buffers reported are a clique of the weight reported.
+            let (weight, members) = heaviest_clique(&problem, u64::MAX, 0);
+            let b = problem.buffers();
+            assert_eq!(members.iter().map(|&i| b[i].size).sum::<i64>(), weight);
+            for &x in &members {
+                for &y in &members {
+                    let separated = problem
+                        .separations()
+                        .iter()
+                        .any(|g| g.contains(&(x as u32)) && g.contains(&(y as u32)));
+                    let together = b[x].lower < b[y].upper && b[y].lower < b[x].upper;
+                    assert!(x == y || separated || together, "round {round}");
+                }
+            }
             // Above a known bound: the heaviest clique if heavier, else
             // the known bound.
             for known in [0, exact - 1, exact, exact + 5] {

@@ -64,12 +64,21 @@ fn plan_linked(problem: &Problem, options: &Options) -> Outcome {
     // Minimising, the heaviest clique of buffers that conflict (separated
     // or alive together) bounds the height where the lowered problem's max
     // load does not see it: the lanes stop as soon as they meet it.
+    // Fitting, a clique heavier than the capacity proves at once that
+    // nothing fits (it is the conflict reported).
     #[cfg(feature = "heuristics")]
     let floor = match options.objective {
         Objective::Minimize => {
             crate::clique::conflict_bound(problem, CLIQUE_NODES, crate::load::max_load(problem))
         }
-        Objective::Fit => 0,
+        Objective::Fit => {
+            let capacity = problem.capacity();
+            let (weight, members) = crate::clique::heaviest_clique(problem, CLIQUE_NODES, capacity);
+            if weight > capacity {
+                return clique_too_heavy(weight, members, capacity, problem);
+            }
+            0
+        }
     };
     #[cfg(not(feature = "heuristics"))]
     let floor = 0;
@@ -102,6 +111,31 @@ fn plan_linked(problem: &Problem, options: &Options) -> Outcome {
             outcome
         }
     }
+}
+
+/// Fitting: `members`, a clique of buffers weighing `weight`, pass the
+/// capacity: infeasible, with them as the conflict. Irreducible when any
+/// one left out, the others stack below the capacity: their sizes fit and
+/// nothing (an alignment, a fixed offset) keeps them from stacking.
+#[cfg(all(feature = "constraints", feature = "heuristics"))]
+fn clique_too_heavy(
+    weight: i64,
+    members: alloc::vec::Vec<usize>,
+    capacity: i64,
+    problem: &Problem,
+) -> Outcome {
+    let buffers = problem.buffers();
+    let smallest = members.iter().map(|&m| buffers[m].size).min().unwrap_or(0);
+    let plain = members
+        .iter()
+        .all(|&m| buffers[m].alignment == 1 && buffers[m].offset.is_none());
+    let mut outcome = Outcome::empty(weight);
+    outcome.status = Status::Infeasible;
+    outcome.conflict = Some(super::outcome::Conflict {
+        irreducible: plain && weight - smallest <= capacity,
+        buffers: members,
+    });
+    outcome
 }
 
 /// Search nodes the clique bound may take: a few milliseconds.
