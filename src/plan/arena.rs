@@ -66,10 +66,22 @@ fn plan_linked(problem: &Problem, options: &Options) -> Outcome {
     // load does not see it: the lanes stop as soon as they meet it.
     // Fitting, a clique heavier than the capacity proves at once that
     // nothing fits (it is the conflict reported).
+    let lowered = match problem.lowered() {
+        Ok(lowered) => lowered,
+        // The links are checked as they are made, so the lowering is
+        // valid; should it not be, no placement is claimed.
+        Err(_) => {
+            let mut outcome = Outcome::empty(0);
+            outcome.status = Status::NotFound;
+            return outcome;
+        }
+    };
     #[cfg(feature = "heuristics")]
     let floor = match options.objective {
+        // The lowered problem's max load is the original's (one lowering).
         Objective::Minimize => {
-            crate::clique::conflict_bound(problem, CLIQUE_NODES, crate::load::max_load(problem))
+            let load = crate::load::busiest(&lowered.problem).0;
+            crate::clique::conflict_bound(problem, CLIQUE_NODES, load)
         }
         Objective::Fit => {
             let capacity = problem.capacity();
@@ -82,35 +94,24 @@ fn plan_linked(problem: &Problem, options: &Options) -> Outcome {
     };
     #[cfg(not(feature = "heuristics"))]
     let floor = 0;
-    match problem.lowered() {
-        Ok(lowered) => {
-            let mut outcome = plan_arena_above(&lowered.problem, options, floor);
-            if let Some(s) = outcome.solution.take() {
-                outcome.solution = Some(Solution {
-                    offsets: lowered.lift(&s.offsets),
-                });
-            }
-            // A conflict among lowered buffers names all their members.
-            if let Some(c) = &mut outcome.conflict {
-                let by_unit = lowered.members();
-                let mut members: alloc::vec::Vec<usize> = c
-                    .buffers
-                    .iter()
-                    .flat_map(|&u| by_unit[u].iter().copied())
-                    .collect();
-                members.sort_unstable();
-                c.buffers = members;
-            }
-            outcome
-        }
-        // The links are checked as they are made, so the lowering is
-        // valid; should it not be, no placement is claimed.
-        Err(_) => {
-            let mut outcome = Outcome::empty(0);
-            outcome.status = Status::NotFound;
-            outcome
-        }
+    let mut outcome = plan_arena_above(&lowered.problem, options, floor);
+    if let Some(s) = outcome.solution.take() {
+        outcome.solution = Some(Solution {
+            offsets: lowered.lift(&s.offsets),
+        });
     }
+    // A conflict among lowered buffers names all their members.
+    if let Some(c) = &mut outcome.conflict {
+        let by_unit = lowered.members();
+        let mut members: alloc::vec::Vec<usize> = c
+            .buffers
+            .iter()
+            .flat_map(|&u| by_unit[u].iter().copied())
+            .collect();
+        members.sort_unstable();
+        c.buffers = members;
+    }
+    outcome
 }
 
 /// Fitting: `members`, a clique of buffers weighing `weight`, pass the
