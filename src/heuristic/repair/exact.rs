@@ -46,10 +46,10 @@ pub(super) fn exact_window(
         };
     }
     let base = floor - floor.rem_euclid(lcm);
-    let capacity = old_top - 1 - base;
-    if capacity <= 0 {
-        return Ok(None);
-    }
+    let capacity = match old_top.checked_sub(base) {
+        Some(room) if room > 1 => room - 1,
+        _ => return Ok(None),
+    };
     let mut buffers: Vec<Buffer> = Vec::with_capacity(window.len());
     for &x in window {
         let b = x as usize;

@@ -177,6 +177,11 @@ impl<'a> Repair<'a> {
                 self.keys.push((-floor, peak as u32));
             }
         }
+        if self.keys.is_empty() {
+            // The index reports buffers whose top is above the floor; a
+            // peak of size zero has none, and there is nothing to lower.
+            return Ok(false);
+        }
         self.window.clear();
         self.times.clear();
         let mut old_top = i64::MIN;
