@@ -228,6 +228,36 @@ fn links_that_cannot_hold_are_refused() {
     assert!(e.contains("fixed at different offsets, 4 and 8"), "{e}");
 }
 
+#[test]
+fn separations_after_the_last_moment_of_64_bits_are_refused() {
+    // Separations are planned in moments after every lifetime: a lifetime
+    // ending in the last moments of 64 bits is refused with them, whichever
+    // comes first, and the refusal changes nothing.
+    let late = minimalloc::Buffer::new("z", 1, i64::MAX - 1, 4);
+    let two = vec![
+        minimalloc::Buffer::new("a", 0, 2, 4),
+        minimalloc::Buffer::new("b", 3, 4, 4),
+    ];
+    let mut p = Problem::new(16, two.clone()).unwrap();
+    p.separate(&[0, 1]).unwrap();
+    let e = p.push(late.clone()).unwrap_err().to_string();
+    assert!(
+        e.contains("buffer 2 (id \"z\")") && e.contains("too late to leave time for separations"),
+        "{e}"
+    );
+    let e = p.replace(1, late.clone()).unwrap_err().to_string();
+    assert!(e.contains("buffer 1 (id \"z\")"), "{e}");
+    assert_eq!(p.len(), 2);
+    let mut q = Problem::new(16, [two, vec![late]].concat()).unwrap();
+    let e = q.separate(&[0, 1]).unwrap_err().to_string();
+    assert!(e.contains("buffer 2 (id \"z\")"), "{e}");
+    assert!(q.separations().is_empty());
+    // The separation that was accepted is planned.
+    let out = plan(&p, &Options::default());
+    let s = out.solution.expect("placed");
+    validate(&p, &s).unwrap();
+}
+
 /// The sub-problem of `problem` with only buffers `keep` (links dropped).
 fn subset(problem: &Problem, keep: &[usize]) -> Problem {
     let buffers = keep.iter().map(|&i| problem.buffers()[i].clone()).collect();

@@ -85,6 +85,10 @@ impl Problem {
                 }
             }
         }
+        if let Some(latest) = (0..self.len()).max_by_key(|&i| self.buffers()[i].upper) {
+            let upper = self.buffers()[latest].upper;
+            self.check_separation_time(latest, &self.buffers()[latest].id, upper, 1)?;
+        }
         let id = self.links.separations.len() as u32;
         for &m in &group {
             let m = m as usize;
@@ -210,6 +214,41 @@ impl Problem {
             }
             None => Ok(()),
         }
+    }
+
+    /// Checks that a lifetime ending at `upper` (buffer `index`, id `id`)
+    /// leaves the separation groups, with `more` to come, their moments
+    /// after it (two each; see `Problem::lowered`) within 64 bits.
+    pub(crate) fn check_separation_time(
+        &self,
+        index: usize,
+        id: &str,
+        upper: i64,
+        more: usize,
+    ) -> Result<(), Error> {
+        let groups = (self.links.separations.len() + more) as i64;
+        if groups == 0
+            || groups
+                .checked_mul(2)
+                .and_then(|t| upper.checked_add(t))
+                .is_some()
+        {
+            return Ok(());
+        }
+        let other = match self.links.separations.first().and_then(|g| g.first()) {
+            Some(&m) if m as usize != index => m as usize,
+            _ => (0..self.len()).find(|&i| i != index).unwrap_or(index),
+        };
+        Err(Error::Link {
+            first: index,
+            first_id: id.into(),
+            second: other,
+            second_id: self
+                .buffers()
+                .get(other)
+                .map_or_else(Default::default, |b| b.id.clone()),
+            reason: LinkError::NoTimeAfter { upper },
+        })
     }
 
     fn link_error(&self, first: u32, second: u32, reason: LinkError) -> Error {

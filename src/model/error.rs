@@ -263,6 +263,12 @@ pub enum LinkError {
         /// The capacity.
         capacity: i64,
     },
+    /// Separations are planned in moments after every lifetime; a
+    /// lifetime ending this late leaves no room for them in 64 bits.
+    NoTimeAfter {
+        /// The latest end of a lifetime.
+        upper: i64,
+    },
 }
 
 #[cfg(feature = "constraints")]
@@ -299,6 +305,11 @@ impl LinkError {
                 f,
                 "colocated at fixed offset {}, where size {} exceeds the capacity {}",
                 &[I(offset), I(size), I(capacity)],
+            ),
+            LinkError::NoTimeAfter { upper } => fill(
+                f,
+                "separated, but a lifetime ends at {}, too late to leave time for separations",
+                &[I(upper)],
             ),
         }
     }

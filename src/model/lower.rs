@@ -5,7 +5,7 @@
 use alloc::vec::Vec;
 
 use super::buffer::{Buffer, Gap, Window};
-use super::error::Error;
+use super::error::{Error, LinkError};
 use super::problem::Problem;
 use crate::math::lcm;
 
@@ -80,6 +80,21 @@ impl Problem {
         // of colocated buffers takes there only the bytes of its separated
         // members: [0, the tallest of them).
         let mut moment = out.iter().map(|b| b.upper).max().unwrap_or(0);
+        let groups = self.links.separations.len() as i64;
+        if let (Some(members), None) = (
+            self.links.separations.first(),
+            groups.checked_mul(2).and_then(|t| moment.checked_add(t)),
+        ) {
+            let latest = (0..n).max_by_key(|&i| buffers[i].upper).unwrap_or(0);
+            let member = members.first().map_or(0, |&m| m as usize);
+            return Err(Error::Link {
+                first: latest,
+                first_id: buffers[latest].id.clone(),
+                second: member,
+                second_id: buffers[member].id.clone(),
+                reason: LinkError::NoTimeAfter { upper: moment },
+            });
+        }
         for members in &self.links.separations {
             moment += 1;
             let mut units: Vec<(u32, i64)> = members

@@ -77,6 +77,8 @@ impl Problem {
         let index = self.buffers.len();
         self.check_buffer(index, &mut buffer)?;
         let reach = self.check_reach(index, &buffer, None)?;
+        #[cfg(feature = "constraints")]
+        self.check_separation_time(index, &buffer.id, buffer.upper, 0)?;
         if !buffer.id.is_empty() {
             if let Some(first) = self.buffers.iter().position(|b| b.id == buffer.id) {
                 return Err(Error::Buffer {
@@ -105,6 +107,8 @@ impl Problem {
         let reach = self.check_reach(index, &buffer, Some(index))?;
         #[cfg(feature = "constraints")]
         self.check_linked_offset(index, buffer.offset)?;
+        #[cfg(feature = "constraints")]
+        self.check_separation_time(index, &buffer.id, buffer.upper, 0)?;
         if !buffer.id.is_empty() {
             let dup = self
                 .buffers
