@@ -1,0 +1,231 @@
+"""PyTorch models for the ExecuTorch tests and bench: each a class with
+``example()`` giving its inputs (a tuple) and, where the program's path
+depends on its inputs, ``others()`` giving more inputs to run."""
+
+from __future__ import annotations
+
+from typing import List, Tuple
+
+import torch
+from torch import nn
+
+
+class MLP(nn.Module):
+    def __init__(self, width: int = 256, depth: int = 4) -> None:
+        super().__init__()
+        layers: List[nn.Module] = [nn.Linear(64, width), nn.ReLU()]
+        for _ in range(depth - 2):
+            layers += [nn.Linear(width, width), nn.ReLU()]
+        layers.append(nn.Linear(width, 10))
+        self.net = nn.Sequential(*layers)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.net(x)
+
+    def example(self) -> Tuple[torch.Tensor, ...]:
+        return (torch.randn(8, 64),)
+
+
+class Residual(nn.Module):
+    def __init__(self, channels: int) -> None:
+        super().__init__()
+        self.a = nn.Conv2d(channels, channels, 3, padding=1)
+        self.na = nn.BatchNorm2d(channels)
+        self.b = nn.Conv2d(channels, channels, 3, padding=1)
+        self.nb = nn.BatchNorm2d(channels)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        y = torch.relu(self.na(self.a(x)))
+        return torch.relu(x + self.nb(self.b(y)))
+
+
+class ResNet(nn.Module):
+    """A small CNN of residual blocks, downsampling between stages."""
+
+    def __init__(self, widths: Tuple[int, ...] = (16, 32, 64), blocks: int = 2, size: int = 32) -> None:
+        super().__init__()
+        self.size = size
+        layers: List[nn.Module] = [nn.Conv2d(3, widths[0], 3, padding=1), nn.ReLU()]
+        for i, w in enumerate(widths):
+            if i:
+                layers += [nn.Conv2d(widths[i - 1], w, 3, stride=2, padding=1), nn.ReLU()]
+            layers += [Residual(w) for _ in range(blocks)]
+        self.body = nn.Sequential(*layers)
+        self.head = nn.Linear(widths[-1], 10)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.head(self.body(x).mean(dim=(2, 3)))
+
+    def example(self) -> Tuple[torch.Tensor, ...]:
+        return (torch.randn(2, 3, self.size, self.size),)
+
+
+class DecoderBlock(nn.Module):
+    """Causal self-attention, layer norms, a GELU feed-forward."""
+
+    def __init__(self, dim: int = 64, heads: int = 4) -> None:
+        super().__init__()
+        self.heads = heads
+        self.n1 = nn.LayerNorm(dim)
+        self.qkv = nn.Linear(dim, 3 * dim)
+        self.out = nn.Linear(dim, dim)
+        self.n2 = nn.LayerNorm(dim)
+        self.ff = nn.Sequential(nn.Linear(dim, 4 * dim), nn.GELU(), nn.Linear(4 * dim, dim))
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        b, t, d = x.shape
+        q, k, v = self.qkv(self.n1(x)).split(d, dim=-1)
+        shape = (b, t, self.heads, d // self.heads)
+        q, k, v = (z.reshape(shape).transpose(1, 2) for z in (q, k, v))
+        scores = q @ k.transpose(-2, -1) / (d // self.heads) ** 0.5
+        mask = torch.triu(torch.ones(t, t, dtype=torch.bool), diagonal=1)
+        attn = scores.masked_fill(mask, float("-inf")).softmax(dim=-1)
+        y = (attn @ v).transpose(1, 2).reshape(b, t, d)
+        x = x + self.out(y)
+        return x + self.ff(self.n2(x))
+
+
+class Decoder(nn.Module):
+    """A stack of decoder blocks over token embeddings."""
+
+    def __init__(self, layers: int = 1, dim: int = 64, heads: int = 4, seq: int = 16, vocab: int = 128) -> None:
+        super().__init__()
+        self.seq, self.vocab = seq, vocab
+        self.embed = nn.Embedding(vocab, dim)
+        self.blocks = nn.Sequential(*[DecoderBlock(dim, heads) for _ in range(layers)])
+        self.norm = nn.LayerNorm(dim)
+        self.head = nn.Linear(dim, vocab)
+
+    def forward(self, tokens: torch.Tensor) -> torch.Tensor:
+        return self.head(self.norm(self.blocks(self.embed(tokens))))
+
+    def example(self) -> Tuple[torch.Tensor, ...]:
+        return (torch.randint(0, self.vocab, (1, self.seq)),)
+
+
+class Branching(nn.Module):
+    """A ``torch.cond`` whose branches each hold several intermediates."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.pre = nn.Linear(32, 64)
+        self.a = nn.Sequential(nn.Linear(64, 128), nn.ReLU(), nn.Linear(128, 64))
+        self.b = nn.Sequential(nn.Linear(64, 96), nn.Tanh(), nn.Linear(96, 64))
+        self.post = nn.Linear(64, 8)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        h = torch.relu(self.pre(x))
+        h = torch.cond(h.sum() > 0, lambda z: self.a(z) * 2, lambda z: self.b(z) - 1, (h,))
+        return self.post(h + x.mean())
+
+    def example(self) -> Tuple[torch.Tensor, ...]:
+        torch.manual_seed(1)
+        return (torch.randn(4, 32),)
+
+    def others(self) -> List[Tuple[torch.Tensor, ...]]:
+        return [(torch.randn(4, 32) * s,) for s in (-3.0, 3.0, 0.5)]
+
+
+class KVCache(nn.Module):
+    """One attention step that writes this position's keys and values
+    into caches held as mutable buffers, and attends over the cache. The
+    caches start non-zero and the program carries that initial state
+    (``initialized``), so a plan that let another tensor overwrite them
+    would change the outputs."""
+
+    initialized = ["k_cache", "v_cache"]
+
+    def __init__(self, dim: int = 32, length: int = 16) -> None:
+        super().__init__()
+        self.dim, self.length = dim, length
+        self.qkv = nn.Linear(dim, 3 * dim)
+        self.out = nn.Linear(dim, dim)
+        self.register_buffer("k_cache", torch.randn(1, length, dim))
+        self.register_buffer("v_cache", torch.randn(1, length, dim))
+
+    def forward(self, x: torch.Tensor, pos: torch.Tensor) -> torch.Tensor:
+        q, k, v = self.qkv(x).split(self.dim, dim=-1)
+        self.k_cache.index_copy_(1, pos, k)
+        self.v_cache.index_copy_(1, pos, v)
+        scores = q @ self.k_cache.transpose(1, 2) / self.dim**0.5
+        return self.out(scores.softmax(dim=-1) @ self.v_cache)
+
+    def example(self) -> Tuple[torch.Tensor, ...]:
+        return (torch.randn(1, 1, self.dim), torch.tensor([0]))
+
+    def others(self) -> List[Tuple[torch.Tensor, ...]]:
+        return [(torch.randn(1, 1, self.dim), torch.tensor([p])) for p in (1, 2, 3)]
+
+
+class UNet(nn.Module):
+    """A U-Net-like CNN: skips from each down stage to its up stage."""
+
+    def __init__(self, widths: Tuple[int, ...] = (16, 32, 64, 128), size: int = 64) -> None:
+        super().__init__()
+        self.size = size
+        self.down = nn.ModuleList()
+        channels = 3
+        for w in widths:
+            self.down.append(nn.Sequential(nn.Conv2d(channels, w, 3, padding=1), nn.ReLU(), nn.Conv2d(w, w, 3, padding=1), nn.ReLU()))
+            channels = w
+        self.up = nn.ModuleList()
+        self.merge = nn.ModuleList()
+        for w in reversed(widths[:-1]):
+            self.up.append(nn.ConvTranspose2d(channels, w, 2, stride=2))
+            self.merge.append(nn.Sequential(nn.Conv2d(2 * w, w, 3, padding=1), nn.ReLU()))
+            channels = w
+        self.head = nn.Conv2d(channels, 2, 1)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        skips = []
+        for i, stage in enumerate(self.down):
+            x = stage(x)
+            if i < len(self.down) - 1:
+                skips.append(x)
+                x = nn.functional.max_pool2d(x, 2)
+        for up, merge in zip(self.up, self.merge):
+            x = merge(torch.cat([up(x), skips.pop()], dim=1))
+        return self.head(x)
+
+    def example(self) -> Tuple[torch.Tensor, ...]:
+        return (torch.randn(1, 3, self.size, self.size),)
+
+
+class InvertedResidual(nn.Module):
+    def __init__(self, cin: int, cout: int, stride: int, expand: int = 6) -> None:
+        super().__init__()
+        hidden = cin * expand
+        self.skip = stride == 1 and cin == cout
+        self.body = nn.Sequential(
+            nn.Conv2d(cin, hidden, 1), nn.BatchNorm2d(hidden), nn.ReLU6(),
+            nn.Conv2d(hidden, hidden, 3, stride=stride, padding=1, groups=hidden), nn.BatchNorm2d(hidden), nn.ReLU6(),
+            nn.Conv2d(hidden, cout, 1), nn.BatchNorm2d(cout),
+        )
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        y = self.body(x)
+        return x + y if self.skip else y
+
+
+class MobileNet(nn.Module):
+    """A MobileNetV2-like stack of inverted residual blocks: expanded
+    intermediates several times the size of the blocks' inputs."""
+
+    def __init__(self, size: int = 96) -> None:
+        super().__init__()
+        self.size = size
+        stages = [(16, 1, 1), (24, 2, 2), (32, 3, 2), (64, 2, 2), (96, 2, 1)]
+        layers: List[nn.Module] = [nn.Conv2d(3, 16, 3, stride=2, padding=1), nn.ReLU6()]
+        cin = 16
+        for cout, repeat, stride in stages:
+            for i in range(repeat):
+                layers.append(InvertedResidual(cin, cout, stride if i == 0 else 1))
+                cin = cout
+        self.body = nn.Sequential(*layers)
+        self.head = nn.Linear(cin, 10)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.head(self.body(x).mean(dim=(2, 3)))
+
+    def example(self) -> Tuple[torch.Tensor, ...]:
+        return (torch.randn(1, 3, self.size, self.size),)
