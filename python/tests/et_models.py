@@ -229,3 +229,38 @@ class MobileNet(nn.Module):
 
     def example(self) -> Tuple[torch.Tensor, ...]:
         return (torch.randn(1, 3, self.size, self.size),)
+
+
+class Mapped(nn.Module):
+    """``torch.map`` (a loop over the leading dimension, run by the
+    ExecuTorch runtime) of a small network."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.a = nn.Linear(16, 48)
+        self.b = nn.Linear(48, 16)
+
+    def forward(self, xs: torch.Tensor) -> torch.Tensor:
+        from torch._higher_order_ops.map import map as loop
+
+        return loop(lambda x: self.b(torch.relu(self.a(x))) * 3, xs) + xs.mean()
+
+    def example(self) -> Tuple[torch.Tensor, ...]:
+        return (torch.randn(5, 3, 16),)
+
+
+class Shared(nn.Module):
+    """Linear layers and ReLUs; ``SHARE_RELU`` below makes each ReLU write
+    into its input's storage (ExecuTorch's storage-backed specs)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.a = nn.Linear(16, 64)
+        self.b = nn.Linear(64, 64)
+        self.c = nn.Linear(64, 4)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.c(torch.relu(self.b(torch.relu(self.a(x)))))
+
+    def example(self) -> Tuple[torch.Tensor, ...]:
+        return (torch.randn(3, 16),)

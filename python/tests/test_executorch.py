@@ -25,7 +25,9 @@ from executorch.exir.memory_planning import greedy  # noqa: E402
 from executorch.exir.tensor import TensorSpec  # noqa: E402
 
 import et_models  # noqa: E402
-from et_harness import compare  # noqa: E402
+from executorch.exir import ExecutorchBackendConfig, to_edge  # noqa: E402
+from executorch.exir.pass_base import PassBase, PassResult  # noqa: E402
+from et_harness import compare, run_and_compare, verify  # noqa: E402
 from minimalloc.executorch import MinimallocAlgorithm, memory_planning_pass  # noqa: E402
 
 MODELS = {
@@ -36,6 +38,7 @@ MODELS = {
     "kv-cache": lambda: et_models.KVCache(),
     "unet": lambda: et_models.UNet(size=32),
     "mobilenet": lambda: et_models.MobileNet(size=64),
+    "map": lambda: et_models.Mapped(),
 }
 
 
@@ -123,3 +126,37 @@ def test_the_readme_example_exports_plans_and_runs() -> None:
     section = readme[readme.index("### ExecuTorch") :]
     code = re.search(r"```python\n(.*?)```", section, re.S).group(1)
     exec(compile(code, "README.md", "exec"), {})
+
+
+class _ShareReluStorage(PassBase):  # type: ignore[misc]
+    """Makes every ReLU write into its argument's storage, as a backend's
+    pass may (ExecuTorch then gives its output a ``storage_base``)."""
+
+    def call(self, graph_module: torch.fx.GraphModule) -> PassResult:
+        changed = False
+        for node in graph_module.graph.nodes:
+            if node.op == "call_function" and "relu" in str(node.target):
+                node.meta["_share_alloc_with_arg_idx"] = 0
+                changed = True
+        return PassResult(graph_module, changed)
+
+
+def test_tensors_in_their_arguments_storage_run_as_eager() -> None:
+    torch.manual_seed(0)
+    model = et_models.Shared().eval()
+    inputs = model.example()
+    with torch.no_grad():
+        exported = torch.export.export(model, inputs)
+    planning_pass = memory_planning_pass(timeout=1.0, keep_greedy=False)
+    config = ExecutorchBackendConfig(passes=[_ShareReluStorage()], memory_planning_pass=planning_pass)
+    program = to_edge(exported).to_executorch(config)
+    backed = [
+        node.meta["spec"]
+        for node in program.exported_program().graph_module.graph.nodes
+        if getattr(node.meta.get("spec"), "storage_base", None) is not None
+    ]
+    assert backed, "no tensor was given its argument's storage"
+    for spec in backed:
+        assert spec.mem_offset == spec.storage_base.mem_offset + spec.storage_base_offset
+    verify(program)
+    run_and_compare(program, model, [inputs, (torch.randn(3, 16),)])
