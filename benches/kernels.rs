@@ -4,16 +4,23 @@
 //! they took in all, then the same kernels fitted at their max load (a
 //! capacity that only some meet): found, proven infeasible, or neither.
 //!
-//!     cargo bench --bench kernels -- [--kernels N] [--timeout SECS] [--seed S]
+//!     cargo bench --bench kernels -- [--kernels N] [--timeout SECS] [--seed S] [--memories]
 //!
 //! Kernels are `minimalloc gen --family=kernel` with 2-250 buffers and 0,
-//! 10, 25 or 50% of their pairs separated, seeds from S (default 1). Every
-//! placement is validated.
+//! 10, 25 or 50% of their pairs separated, seeds from S (default 1). With
+//! `--memories` (`gen --family=kernel --memories`) each kernel is spread
+//! over 1-5 memories (pools) with reserved ranges and in-place
+//! colocations; it is then minimised within its memories (a kernel none
+//! of whose assignments is found counts as not placed) and fitted at the
+//! memories' own capacities. Every placement is validated.
 
 use std::time::{Duration, Instant};
 
-use minimalloc::gen::{kernel_problem, Family, Spec};
-use minimalloc::{max_load, plan, validate, Objective, Options, Status};
+use minimalloc::gen::{kernel_problem, kernel_with_memories, Family, Spec};
+use minimalloc::{
+    max_load, plan, validate, validate_pooled, Objective, Options, Outcome, Problem, Solution,
+    Status,
+};
 
 const SHARES: [f64; 4] = [0.0, 0.1, 0.25, 0.5];
 
@@ -26,12 +33,14 @@ struct Row {
     infeasible: usize,
     neither: usize,
     fit_time: Duration,
+    unplaced: usize,
 }
 
 fn main() {
     let mut kernels = 200usize;
     let mut timeout = 1.0f64;
     let mut seed = 1u64;
+    let mut memories = false;
     let args: Vec<String> = std::env::args().skip(1).collect();
     let mut i = 0;
     while i < args.len() {
@@ -41,6 +50,11 @@ fn main() {
             "--timeout" => timeout = value.parse().expect("--timeout SECS"),
             "--seed" => seed = value.parse().expect("--seed S"),
             "--bench" => {
+                i += 1;
+                continue;
+            }
+            "--memories" => {
+                memories = true;
                 i += 1;
                 continue;
             }
@@ -58,7 +72,11 @@ fn main() {
         let buffers = 2 + (state % 249) as usize;
         let share = k % SHARES.len();
         let spec = Spec::new(buffers, seed.wrapping_add(k as u64)).with_family(Family::Kernel);
-        let problem = kernel_problem(spec, SHARES[share]).expect("a generated kernel is valid");
+        let problem = match memories {
+            true => kernel_with_memories(spec, Some(SHARES[share])),
+            false => kernel_problem(spec, SHARES[share]),
+        }
+        .expect("a generated kernel is valid");
         let row = &mut rows[share];
         row.kernels += 1;
 
@@ -71,13 +89,20 @@ fn main() {
         let start = Instant::now();
         let outcome = plan(&problem, &minimise);
         row.time += start.elapsed();
-        let solution = outcome.solution.as_ref().expect("minimising places");
-        validate(&problem, solution).expect("a valid placement");
+        match outcome.solution.as_ref() {
+            Some(solution) => check(&problem, solution, &outcome),
+            None if memories => row.unplaced += 1,
+            None => panic!("minimising without memories always places"),
+        }
         row.proven += usize::from(outcome.optimal);
 
-        let at_load = problem
-            .with_capacity(max_load(&problem).max(1))
-            .expect("the max load is a capacity");
+        // Fitted at the memories' capacities, or else at the max load.
+        let at_load = match memories {
+            true => problem.clone(),
+            false => problem
+                .with_capacity(max_load(&problem).max(1))
+                .expect("the max load is a capacity"),
+        };
         let fit = Options {
             threads: 1,
             timeout: Some(Duration::from_secs_f64(timeout)),
@@ -88,18 +113,22 @@ fn main() {
         row.fit_time += start.elapsed();
         match outcome.status {
             Status::Solved => {
-                validate(&at_load, outcome.solution.as_ref().unwrap()).expect("valid");
+                check(&at_load, outcome.solution.as_ref().unwrap(), &outcome);
                 row.found += 1;
             }
             Status::Infeasible => row.infeasible += 1,
             _ => row.neither += 1,
         }
     }
+    let (shape, fitted) = match memories {
+        true => (", over 1-5 memories", "their memories' capacities"),
+        false => ("", "the max load"),
+    };
     println!(
-        "{kernels} kernels (2-250 buffers), one thread, --timeout={timeout}s, seeds from {seed}\n"
+        "{kernels} kernels (2-250 buffers{shape}), one thread, --timeout={timeout}s, seeds from {seed}\n"
     );
-    println!("| separated pairs | kernels | minimised: proven optimal | time (s) | share of the budgets | fit at the max load: found / infeasible / neither | time (s) |");
-    println!("| ---: | ---: | ---: | ---: | ---: | ---: | ---: |");
+    println!("| separated pairs | kernels | minimised: proven optimal | not placed | time (s) | share of the budgets | fit at {fitted}: found / infeasible / neither | time (s) |");
+    println!("| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |");
     let mut total = Row::default();
     for (share, row) in SHARES.iter().zip(&rows) {
         print_row(&format!("{:.0}%", share * 100.0), row, timeout);
@@ -110,17 +139,28 @@ fn main() {
         total.infeasible += row.infeasible;
         total.neither += row.neither;
         total.fit_time += row.fit_time;
+        total.unplaced += row.unplaced;
     }
     print_row("all", &total, timeout);
+}
+
+/// Validates a placement, in its pools when the kernel has memories.
+fn check(problem: &Problem, solution: &Solution, outcome: &Outcome) {
+    match &outcome.pooled {
+        Some(pooled) => validate_pooled(problem, solution, &pooled.pool_of),
+        None => validate(problem, solution),
+    }
+    .expect("a valid placement");
 }
 
 fn print_row(name: &str, row: &Row, timeout: f64) {
     let budgets = row.kernels as f64 * timeout;
     println!(
-        "| {name} | {} | {} ({:.0}%) | {:.1} | {:.0}% | {} / {} / {} | {:.1} |",
+        "| {name} | {} | {} ({:.0}%) | {} | {:.1} | {:.0}% | {} / {} / {} | {:.1} |",
         row.kernels,
         row.proven,
         100.0 * row.proven as f64 / row.kernels.max(1) as f64,
+        row.unplaced,
         row.time.as_secs_f64(),
         100.0 * row.time.as_secs_f64() / budgets.max(f64::MIN_POSITIVE),
         row.found,

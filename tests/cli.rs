@@ -425,3 +425,59 @@ fn long_runs_show_progress_on_stderr() {
         "{err}"
     );
 }
+
+/// `gen --family=kernel --memories` writes a pools column and prints the
+/// `--pool` flags that go with it; fed back, the kernel is planned in its
+/// memories. `--memories` belongs to the kernel family only.
+#[test]
+fn gen_kernels_over_memories_round_trip_through_their_pool_flags() {
+    let path = temp("memories.csv");
+    let mut flags = Vec::new();
+    for seed in 0..20 {
+        let o = bin()
+            .args(["gen", "--family=kernel", "--memories", "--buffers=60"])
+            .arg(format!("--seed={seed}"))
+            .arg(format!("--output={}", path.display()))
+            .output()
+            .unwrap();
+        assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+        let line = stderr(&o);
+        let pools = line.trim().strip_prefix("pools: ").expect("the pool flags");
+        flags = pools.split(' ').map(String::from).collect::<Vec<_>>();
+        if flags.len() > 1 {
+            break;
+        }
+    }
+    assert!(
+        flags.len() > 1,
+        "no kernel over several memories in 20 seeds"
+    );
+    assert!(std::fs::read_to_string(&path)
+        .unwrap()
+        .lines()
+        .next()
+        .unwrap()
+        .contains(",pools"));
+    let o = bin()
+        .args(["--minimize", "--timeout=2s", "--threads=1", "--validate"])
+        .arg(format!("--input={}", path.display()))
+        .args(&flags)
+        .output()
+        .unwrap();
+    // Planned in its memories, or said plainly that they cannot take it.
+    assert!(
+        o.status.code() == Some(0) || stderr(&o).contains("no assignment to pools"),
+        "{}",
+        stderr(&o)
+    );
+    let o = bin()
+        .args(["gen", "--family=planted", "--memories", "--buffers=10"])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        stderr(&o).contains("--memories: only the kernel family"),
+        "{}",
+        stderr(&o)
+    );
+}

@@ -17,9 +17,11 @@
 
 use std::time::{Duration, Instant};
 
-use minimalloc::gen::{generate_problem, kernel_problem, planted_optimum, Family, Spec};
+use minimalloc::gen::{
+    generate_problem, kernel_problem, kernel_with_memories, planted_optimum, Family, Spec,
+};
 use minimalloc::heuristic::{run, Strategy};
-use minimalloc::{max_load, plan, validate, Objective, Options, Problem};
+use minimalloc::{max_load, plan, validate, validate_pooled, Objective, Options, Problem};
 
 /// Each strategy's plain order alone: its height and how long it took.
 fn plain_orders(problem: &Problem) -> Vec<(Strategy, i64, Duration)> {
@@ -212,6 +214,62 @@ fn independent_and_kernel_families_have_their_shape() {
         assert!(pairs >= n * (n - 1) / 4, "{pairs} pairs separated");
         assert!(problem.buffers().iter().all(|b| b.alignment == 32));
     }
+}
+
+/// Kernels over their memories: 1-5 pools, each buffer in one, reserved
+/// blocks fixed at a memory's bottom, in-place colocations, capacities at
+/// least the memory's max load; every kernel's plan is valid in its pools,
+/// and where first-fit's height was the capacity (most kernels) it fits.
+#[test]
+fn kernels_over_memories_have_their_shape_and_plan_validly() {
+    let (mut pools_seen, mut reserved, mut colocated, mut fitted) = (0u32, 0, 0, 0);
+    for seed in 0..40u64 {
+        let spec = Spec::new(20 + (seed as usize * 7) % 120, seed);
+        let problem = kernel_with_memories(spec, Some(0.1 * (seed % 4) as f64)).unwrap();
+        let pools = problem.pools();
+        assert!((1..=5).contains(&pools.len()));
+        pools_seen |= 1 << pools.len();
+        for (i, b) in problem.buffers().iter().enumerate() {
+            assert_eq!(problem.pools_of(i).len(), 1, "buffer {i} lists one memory");
+            if let Some(offset) = b.offset {
+                assert!(b.id.starts_with("reserved-") && offset == 0);
+                reserved += 1;
+            }
+        }
+        colocated += problem.colocations().len();
+        for (p, pool) in pools.iter().enumerate() {
+            let members: Vec<_> = (0..problem.len())
+                .filter(|&i| problem.pools_of(i)[0] == p as u32)
+                .map(|i| {
+                    let mut b = problem.buffers()[i].clone();
+                    b.offset = None;
+                    b
+                })
+                .collect();
+            let load = max_load(&Problem::new(i64::MAX, members).unwrap());
+            assert!(pool.capacity >= load && pool.capacity % 32 == 0);
+        }
+        let options = Options {
+            threads: 1,
+            timeout: Some(Duration::from_secs(2)),
+            ..Options::default()
+        };
+        let outcome = plan(&problem, &options);
+        if let Some(solution) = &outcome.solution {
+            let pooled = outcome.pooled.as_ref().expect("a pooled outcome");
+            validate_pooled(&problem, solution, &pooled.pool_of).unwrap();
+            fitted += 1;
+        }
+    }
+    assert!(
+        pools_seen.count_ones() >= 4,
+        "memories counts seen: {pools_seen:b}"
+    );
+    assert!(
+        reserved >= 10 && colocated >= 10,
+        "{reserved} reserved, {colocated} colocated"
+    );
+    assert!(fitted >= 20, "{fitted} of 40 kernels fitted their memories");
 }
 
 /// Zero-waste packings of a thousand buffers: the coarse level rebuilds

@@ -17,6 +17,7 @@ pub fn write_problem(problem: &Problem, offsets: Option<&[i64]>) -> String {
     let gaps = buffers.iter().any(|b| !b.gaps.is_empty());
     let fixed = buffers.iter().any(|b| b.offset.is_some());
     let (colocation, separation) = link_labels(problem);
+    let pools = pool_cells(problem);
     let mut out = String::from("id,lower,upper,size");
     for (on, name) in [(alignment, "alignment"), (hint, "hint"), (gaps, "gaps")] {
         if on {
@@ -24,7 +25,11 @@ pub fn write_problem(problem: &Problem, offsets: Option<&[i64]>) -> String {
             out.push_str(name);
         }
     }
-    for (labels, name) in [(&colocation, "colocation"), (&separation, "separation")] {
+    for (labels, name) in [
+        (&colocation, "colocation"),
+        (&separation, "separation"),
+        (&pools, "pools"),
+    ] {
         if !labels.is_empty() {
             out.push(',');
             out.push_str(name);
@@ -54,7 +59,7 @@ pub fn write_problem(problem: &Problem, offsets: Option<&[i64]>) -> String {
                 .collect();
             out.push_str(&text.join(" "));
         }
-        for labels in [&colocation, &separation] {
+        for labels in [&colocation, &separation, &pools] {
             if !labels.is_empty() {
                 out.push(',');
                 out.push_str(&labels[i]);
@@ -69,6 +74,37 @@ pub fn write_problem(problem: &Problem, offsets: Option<&[i64]>) -> String {
         out.push('\n');
     }
     out
+}
+
+/// Each buffer's `pools` cell (the names of the pools it lists, preferred
+/// first), or an empty list when no buffer lists pools.
+fn pool_cells(problem: &Problem) -> Vec<String> {
+    #[cfg(feature = "constraints")]
+    {
+        let names = problem.pools();
+        let listed = |i: usize| problem.pools_of(i).len() < names.len();
+        if names.is_empty() || !(0..problem.len()).any(listed) {
+            return Vec::new();
+        }
+        (0..problem.len())
+            .map(|i| match listed(i) {
+                true => {
+                    let list: Vec<&str> = problem
+                        .pools_of(i)
+                        .iter()
+                        .map(|&p| names[p as usize].name.as_str())
+                        .collect();
+                    list.join(" ")
+                }
+                false => String::new(),
+            })
+            .collect()
+    }
+    #[cfg(not(feature = "constraints"))]
+    {
+        let _ = problem;
+        Vec::new()
+    }
 }
 
 /// Each buffer's `colocation` and `separation` cells (`c3`: colocation

@@ -122,8 +122,17 @@ struct Fitter<'a> {
 
 impl Fitter<'_> {
     /// The pool-relative offsets of `units` in pool `p`, if they all fit
-    /// (`Some(None)`: proven not to fit; `None`: not known).
-    fn fit(&mut self, p: usize, units: &[usize]) -> Option<Option<Vec<i64>>> {
+    /// (`Some(None)`: proven not to fit; `None`: not known). A probe ends
+    /// by `deadline`: it gets the time left, not the whole timeout (the
+    /// bisection makes several probes; each once had the whole timeout,
+    /// and a plan over two pools took 6.7 s of a 1 s timeout).
+    fn fit(
+        &mut self,
+        p: usize,
+        units: &[usize],
+        deadline: &crate::deadline::Deadline<'_>,
+    ) -> Option<Option<Vec<i64>>> {
+        deadline.check().ok()?;
         self.probes += 1;
         let mut buffers: Vec<usize> = units
             .iter()
@@ -142,7 +151,18 @@ impl Fitter<'_> {
         if crate::load::max_load(&sub) > pool.capacity {
             return Some(None);
         }
-        let outcome = plan(&sub, &self.options);
+        // With several pools, half of it: what does not fit here may
+        // still go elsewhere, and that takes probes too.
+        let mut options = self.options.clone();
+        if let Some(left) = deadline.remaining() {
+            let share = if self.problem.pools().len() > 1 {
+                left / 2
+            } else {
+                left
+            };
+            options.timeout = Some(share.max(Duration::from_millis(1)));
+        }
+        let outcome = plan(&sub, &options);
         match outcome.status {
             Status::Solved => outcome.solution.map(|s| Some(s.offsets)),
             Status::Infeasible => Some(None),
@@ -152,15 +172,20 @@ impl Fitter<'_> {
 
     /// The longest prefix of `order` that fits pool `p`, with its
     /// offsets (of the prefix's buffers, increasing).
-    fn longest_prefix(&mut self, p: usize, order: &[usize]) -> (usize, Vec<i64>) {
-        if let Some(Some(offsets)) = self.fit(p, order) {
+    fn longest_prefix(
+        &mut self,
+        p: usize,
+        order: &[usize],
+        deadline: &crate::deadline::Deadline<'_>,
+    ) -> (usize, Vec<i64>) {
+        if let Some(Some(offsets)) = self.fit(p, order, deadline) {
             return (order.len(), offsets);
         }
         let (mut lo, mut hi) = (0, order.len());
         let mut best = Vec::new();
         while hi - lo > 1 {
             let mid = lo + (hi - lo) / 2;
-            match self.fit(p, &order[..mid]) {
+            match self.fit(p, &order[..mid], deadline) {
                 Some(Some(offsets)) => {
                     lo = mid;
                     best = offsets;
@@ -188,7 +213,7 @@ impl Fitter<'_> {
         while k < order.len() && probes < ADD_PROBES && deadline.check().is_ok() {
             probes += 1;
             order.swap(fit, k);
-            match self.fit(p, &order[..=fit]) {
+            match self.fit(p, &order[..=fit], deadline) {
                 Some(Some(o)) => {
                     offsets = o;
                     fit += 1;
@@ -240,7 +265,7 @@ pub(crate) fn plan_pools(problem: &Problem, options: &Options) -> Outcome {
                 .filter(|&u| pool_of_unit(u, &rank, &fitter.units) == Some(p as u32))
                 .collect();
             order.sort_by_key(|&u| (rank[u], core::cmp::Reverse(fitter.units.size[u]), u));
-            let (fit, offsets) = fitter.longest_prefix(p, &order);
+            let (fit, offsets) = fitter.longest_prefix(p, &order, &deadline);
             let (order, fit, offsets) = fitter.add_more(p, order, fit, offsets, &deadline);
             for &u in &order[fit..] {
                 rank[u] += 1;
@@ -344,7 +369,7 @@ fn search(fitter: &mut Fitter<'_>, deadline: &crate::deadline::Deadline<'_>) -> 
         *choice += 1;
         in_pool[p].push(u);
         let members = in_pool[p].clone();
-        match fitter.fit(p, &members) {
+        match fitter.fit(p, &members, deadline) {
             Some(Some(offsets)) => {
                 assignment[u] = p as u32;
                 last[p] = offsets;
@@ -392,6 +417,10 @@ fn finish(
     }
     let unplaced: Vec<usize> = (0..n).filter(|&i| pool_of[i] == u32::MAX).collect();
     let mut reports = vec![PoolReport::default(); pools.len()];
+    // Minimising, what each pool's plan proved: a bound at least its max
+    // load (a clique of separated buffers may raise it), and whether its
+    // height met that bound.
+    let mut proven: Vec<(i64, bool)> = vec![(0, false); pools.len()];
     for (p, pool) in pools.iter().enumerate() {
         let buffers: Vec<usize> = (0..n).filter(|&i| pool_of[i] == p as u32).collect();
         let sub = problem
@@ -411,6 +440,7 @@ fn finish(
                 o.timeout = Some((left / share).max(Duration::from_millis(1)));
             }
             let outcome = plan(sub, &o);
+            proven[p] = (outcome.lower_bound, outcome.optimal);
             if let Some(s) = outcome.solution {
                 offsets_in[p] = buffers.iter().copied().zip(s.offsets).collect();
             }
@@ -425,8 +455,12 @@ fn finish(
             .copied()
             .filter(|&b| problem.first_pool(b) != Some(p as u32))
             .collect();
+        let load = sub.as_ref().map_or(0, crate::load::max_load);
+        if buffers.is_empty() {
+            proven[p] = (0, true);
+        }
         reports[p] = PoolReport {
-            lower_bound: sub.as_ref().map_or(0, crate::load::max_load),
+            lower_bound: load.max(proven[p].0),
             buffers,
             height,
             spilled,
@@ -442,6 +476,24 @@ fn finish(
         }
         outcome.status = Status::Solved;
         outcome.solution = Some(Solution { offsets });
+        // The highest address is at least the highest of the pools'
+        // bounds; minimising, the plan is proven when every pool met its.
+        outcome.lower_bound = pools
+            .iter()
+            .zip(&reports)
+            .filter(|(_, r)| !r.buffers.is_empty())
+            .map(|(pool, r)| pool.base.saturating_add(r.lower_bound))
+            .max()
+            .unwrap_or(0);
+        // Without the heuristics there is no minimising, so nothing is
+        // proven optimal.
+        #[cfg(feature = "heuristics")]
+        {
+            outcome.optimal = options.objective == Objective::Minimize
+                && proven.iter().zip(&reports).all(|(&(_, optimal), r)| {
+                    optimal || r.buffers.is_empty() || r.height == r.lower_bound
+                });
+        }
     } else if proven_impossible {
         outcome.status = Status::Infeasible;
     } else if let Err(stop) = deadline.check() {

@@ -245,6 +245,9 @@ pub struct Gen {
     /// kernel: the share of all pairs of buffers that are separated (default: drawn from 0-0.5)
     #[arg(long, value_name = "FRACTION", value_parser = fraction)]
     pub separated: Option<f64>,
+    /// kernel: spread over 1-5 on-chip memories (a pools column; their --pool flags are printed on standard error), with reserved ranges and in-place colocations
+    #[arg(long)]
+    pub memories: bool,
     /// Where to write the CSV (default and -: standard output)
     #[arg(long, value_name = "FILE")]
     pub output: Option<String>,

@@ -23,7 +23,9 @@ use clap::error::ErrorKind;
 use cli::{Command, FamilyName, Gen};
 use exit::Exit;
 use minimalloc::csv;
-use minimalloc::gen::{generate_problem, kernel_problem, planted_optimum, Family, Spec};
+use minimalloc::gen::{
+    generate_problem, kernel_problem, kernel_with_memories, planted_optimum, Family, Spec,
+};
 use sink::Sink;
 
 fn main() -> ExitCode {
@@ -88,11 +90,30 @@ fn gen(args: Gen) -> Result<Exit, Exit> {
             FamilyName::Kernel => Family::Kernel,
         },
     };
+    if args.memories && spec.family != Family::Kernel {
+        return Err("--memories: only the kernel family has memories"
+            .to_string()
+            .into());
+    }
     let problem = match args.separated {
+        _ if args.memories => kernel_with_memories(spec, args.separated),
         Some(f) if spec.family == Family::Kernel => kernel_problem(spec, f),
         _ => generate_problem(spec),
     }
     .map_err(|e| e.to_string())?;
+    if !problem.pools().is_empty() {
+        let flags: Vec<String> = problem
+            .pools()
+            .iter()
+            .map(|p| {
+                format!(
+                    "--pool={}:{}:{}:{}",
+                    p.name, p.capacity, p.base, p.alignment
+                )
+            })
+            .collect();
+        eprintln!("pools: {}", flags.join(" "));
+    }
     if let Some(optimum) = planted_optimum(spec) {
         eprintln!("planted: the optimal height is {optimum} (the max load)");
     }

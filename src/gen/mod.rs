@@ -28,88 +28,14 @@ use alloc::vec::Vec;
 use crate::model::problem::Buffer;
 use crate::rng::Rng;
 
-/// Which kind of instance to generate.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
-#[non_exhaustive]
-pub enum Family {
-    /// One training step (see [`generate`]).
-    #[default]
-    Step,
-    /// One training step with 2 % long-lived buffers spread over 5-50 %
-    /// of it, sizes over six orders of magnitude.
-    LongLived,
-    /// A training step whose sizes do not depend on lifetimes.
-    Independent,
-    /// A zero-waste packing of a known optimum.
-    Planted,
-    /// An accelerator kernel with dense separations.
-    Kernel,
-}
+mod kernel;
+mod spec;
 
-impl Family {
-    /// Every family.
-    pub const ALL: [Family; 5] = [
-        Family::Step,
-        Family::LongLived,
-        Family::Independent,
-        Family::Planted,
-        Family::Kernel,
-    ];
-
-    /// The name used by the command line.
-    pub fn name(self) -> &'static str {
-        match self {
-            Family::Step => "step",
-            Family::LongLived => "long-lived",
-            Family::Independent => "independent",
-            Family::Planted => "planted",
-            Family::Kernel => "kernel",
-        }
-    }
-
-    /// The family called `name`, if any.
-    pub fn from_name(name: &str) -> Option<Family> {
-        Family::ALL.into_iter().find(|f| f.name() == name)
-    }
-}
-
-/// What to generate.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Spec {
-    /// Number of buffers.
-    pub buffers: usize,
-    /// Seed of the generator: same spec, same buffers.
-    pub seed: u64,
-    /// Alignment of every buffer (sizes are rounded up to it).
-    pub alignment: i64,
-    /// The kind of instance.
-    pub family: Family,
-}
-
-impl Spec {
-    /// `buffers` buffers from `seed`, alignment 1, one training step.
-    pub fn new(buffers: usize, seed: u64) -> Self {
-        Spec {
-            buffers,
-            seed,
-            alignment: 1,
-            family: Family::Step,
-        }
-    }
-
-    /// The same spec for another family.
-    pub fn with_family(mut self, family: Family) -> Self {
-        self.family = family;
-        self
-    }
-}
-
-/// `2^e` for `e` uniform in `[lo, hi)`, times a uniform factor in [1, 2).
-fn log_uniform(rng: &mut Rng, lo: u32, hi: u32) -> i64 {
-    let e = rng.below(lo as i64, hi as i64) as u32;
-    let base = 1i64 << e;
-    base + rng.below(0, base)
-}
+pub use kernel::kernel;
+#[cfg(all(feature = "constraints", feature = "heuristics"))]
+pub use kernel::kernel_with_memories;
+use spec::log_uniform;
+pub use spec::{Family, Spec};
 
 /// Buffers of a synthetic training step, ids `0..n`.
 ///
@@ -310,59 +236,6 @@ pub(crate) fn planted_with_offsets(spec: Spec) -> (Vec<Buffer>, i64, Vec<i64>) {
         })
         .collect();
     (buffers, height, offsets)
-}
-
-/// An accelerator kernel of `spec.buffers` buffers (a few hundred at
-/// most is the shape): operations in a short program, each buffer alive
-/// from the op that writes it to the last that reads it, sizes 32 B-64 KiB
-/// on a 32-byte grid, alignment 32. Pipeline stages that may not share
-/// memory are separation groups, random subsets of the buffers, until
-/// about `separated` (a fraction of all pairs; drawn from 0-50 % when
-/// `None`) of the pairs are separated. Returns the buffers and the groups.
-pub fn kernel(spec: Spec, separated: Option<f64>) -> (Vec<Buffer>, Vec<Vec<usize>>) {
-    let mut rng = Rng::new(spec.seed ^ 0x4B3E_12E1_0000_0005);
-    let n = spec.buffers;
-    let ops = (n as i64 * 2 / 3).max(2);
-    let align = spec.alignment.max(32);
-    let mut buffers = Vec::with_capacity(n);
-    for i in 0..n {
-        let lower = rng.below(0, ops);
-        let length = if rng.below(0, 10) < 7 {
-            rng.below(1, 4)
-        } else {
-            rng.below(1, ops / 2 + 2)
-        };
-        let size = log_uniform(&mut rng, 5, 16);
-        let size = (size + align - 1) / align * align;
-        let mut b = Buffer::new(format!("{i}"), lower, (lower + length).min(ops + 1), size);
-        b.alignment = align;
-        buffers.push(b);
-    }
-    let fraction = separated.unwrap_or_else(|| rng.below(0, 51) as f64 / 100.0);
-    let pairs = (n * n.saturating_sub(1) / 2) as f64;
-    let want = (fraction * pairs) as usize;
-    let mut marked = alloc::vec![false; n * n];
-    let (mut count, mut groups) = (0usize, Vec::new());
-    let mut tries = 0;
-    while count < want && n >= 2 && tries < 10 * n + 100 {
-        tries += 1;
-        // A stage: a random subset of 5-30 % of the buffers.
-        let share = rng.below(5, 31);
-        let group: Vec<usize> = (0..n).filter(|_| rng.below(0, 100) < share).collect();
-        if group.len() < 2 {
-            continue;
-        }
-        for (k, &a) in group.iter().enumerate() {
-            for &b in &group[k + 1..] {
-                if !marked[a * n + b] {
-                    marked[a * n + b] = true;
-                    count += 1;
-                }
-            }
-        }
-        groups.push(group);
-    }
-    (buffers, groups)
 }
 
 /// The problem `spec` describes, with capacity `i64::MAX`: the buffers of
