@@ -84,23 +84,41 @@ pub(crate) fn heaviest_clique(problem: &Problem, budget: u64, known: i64) -> (i6
             }
         }
     }
-    let weight: Vec<i64> = vertices.iter().map(|&i| buffers[i].size).collect();
+    // Relabelled by decreasing weight: a set's bits in increasing order
+    // are then its vertices heaviest first, with no sort per node.
+    let mut rank: Vec<usize> = (0..n).collect();
+    rank.sort_by_key(|&k| (core::cmp::Reverse(buffers[vertices[k]].size), k));
+    let mut label = vec![0usize; n];
+    for (r, &k) in rank.iter().enumerate() {
+        label[k] = r;
+    }
+    let mut relabelled = vec![0u64; n * words];
+    for a in 0..n {
+        for b in ones(&adjacent[a * words..(a + 1) * words]) {
+            let (x, y) = (label[a], label[b]);
+            relabelled[x * words + y / 64] |= 1 << (y % 64);
+        }
+    }
+    let weight: Vec<i64> = rank.iter().map(|&k| buffers[vertices[k]].size).collect();
     let mut search = Search {
         words,
-        adjacent,
+        adjacent: relabelled,
         weight,
         best: known,
         nodes: 0,
         budget,
         current: Vec::new(),
         members: Vec::new(),
+        sets: vec![0u64; words],
+        uncoloured: vec![0u64; words],
+        class: vec![0u64; words],
+        orders: Vec::new(),
     };
-    let mut all = vec![0u64; words];
     for k in 0..n {
-        all[k / 64] |= 1 << (k % 64);
+        search.sets[k / 64] |= 1 << (k % 64);
     }
-    search.expand(0, &all);
-    let mut members: Vec<usize> = search.members.iter().map(|&k| vertices[k]).collect();
+    search.expand(0, 0);
+    let mut members: Vec<usize> = search.members.iter().map(|&r| vertices[rank[r]]).collect();
     members.sort_unstable();
     (search.best, members)
 }
@@ -109,6 +127,9 @@ pub(crate) fn heaviest_clique(problem: &Problem, budget: u64, known: i64) -> (i6
 /// colour classes (sets of pairwise non-adjacent vertices, heaviest first),
 /// and a branch whose weight plus the heaviest vertex of each class left
 /// cannot beat the best is cut (a clique takes at most one of a class).
+/// Vertices are numbered by decreasing weight, and each depth keeps its
+/// candidate set and colour order in buffers reused from node to node:
+/// past the first visit of a depth, a node allocates nothing.
 struct Search {
     words: usize,
     adjacent: Vec<u64>,
@@ -119,16 +140,21 @@ struct Search {
     /// The clique being extended, and the heaviest found.
     current: Vec<usize>,
     members: Vec<usize>,
+    /// Candidate sets, `words` per depth.
+    sets: Vec<u64>,
+    /// Scratch of the colouring (one node colours at a time).
+    uncoloured: Vec<u64>,
+    class: Vec<u64>,
+    /// Per depth: the candidates in branching order, each with the bound
+    /// of the classes up to its own.
+    orders: Vec<Vec<(u32, i64)>>,
 }
 
 impl Search {
-    fn neighbours(&self, v: usize) -> &[u64] {
-        &self.adjacent[v * self.words..(v + 1) * self.words]
-    }
-
-    /// Extends a clique of weight `held` by the vertices of `candidates`
-    /// (each adjacent to every vertex of the clique).
-    fn expand(&mut self, held: i64, candidates: &[u64]) {
+    /// Extends a clique of weight `held` (at depth `depth`) by the
+    /// candidates of its depth (each adjacent to every vertex of the
+    /// clique).
+    fn expand(&mut self, depth: usize, held: i64) {
         self.nodes += 1;
         if held > self.best {
             self.best = held;
@@ -137,48 +163,66 @@ impl Search {
         if self.nodes > self.budget {
             return;
         }
-        // Colour classes, greedily, the heaviest vertices first; each
-        // vertex with the bound of the classes up to its own.
-        let mut left: Vec<usize> = ones(candidates).collect();
-        left.sort_unstable_by_key(|&v| core::cmp::Reverse(self.weight[v]));
-        let mut order: Vec<(usize, i64)> = Vec::with_capacity(left.len());
+        let w = self.words;
+        if self.orders.len() <= depth {
+            self.orders.push(Vec::new());
+        }
+        if self.sets.len() < (depth + 2) * w {
+            self.sets.resize((depth + 2) * w, 0);
+        }
+        // Colour classes, greedily, the heaviest vertices first.
+        let mut order = core::mem::take(&mut self.orders[depth]);
+        order.clear();
+        self.uncoloured
+            .copy_from_slice(&self.sets[depth * w..(depth + 1) * w]);
         let mut bound = 0i64;
-        while !left.is_empty() {
-            let mut class: Vec<usize> = Vec::new();
-            let mut rest = Vec::with_capacity(left.len());
-            for &v in &left {
-                if class.iter().all(|&u| !bit(self.neighbours(u), v)) {
-                    class.push(v);
-                } else {
-                    rest.push(v);
+        while let Some(first) = first_one(&self.uncoloured) {
+            self.class.copy_from_slice(&self.uncoloured);
+            bound = bound.saturating_add(self.weight[first]);
+            while let Some(v) = first_one(&self.class) {
+                order.push((v as u32, bound));
+                self.uncoloured[v / 64] &= !(1 << (v % 64));
+                self.class[v / 64] &= !(1 << (v % 64));
+                for (c, a) in self
+                    .class
+                    .iter_mut()
+                    .zip(&self.adjacent[v * w..(v + 1) * w])
+                {
+                    *c &= !a;
                 }
             }
-            bound = bound.saturating_add(self.weight[class[0]]);
-            order.extend(class.into_iter().map(|v| (v, bound)));
-            left = rest;
         }
         // Branch from the last class down: a vertex's bound counts only
         // the classes up to its own.
-        let mut candidates = candidates.to_vec();
         while let Some((v, bound)) = order.pop() {
+            let v = v as usize;
             if held.saturating_add(bound) <= self.best || self.nodes > self.budget {
-                return;
+                break;
             }
-            let next: Vec<u64> = candidates
-                .iter()
-                .zip(self.neighbours(v))
-                .map(|(c, a)| c & a)
-                .collect();
+            let (here, below) = self.sets.split_at_mut((depth + 1) * w);
+            let here = &mut here[depth * w..];
+            for ((c, h), a) in below[..w]
+                .iter_mut()
+                .zip(here.iter())
+                .zip(&self.adjacent[v * w..(v + 1) * w])
+            {
+                *c = h & a;
+            }
             self.current.push(v);
-            self.expand(held.saturating_add(self.weight[v]), &next);
+            self.expand(depth + 1, held.saturating_add(self.weight[v]));
             self.current.pop();
-            candidates[v / 64] &= !(1 << (v % 64));
+            self.sets[depth * w + v / 64] &= !(1 << (v % 64));
         }
+        self.orders[depth] = order;
     }
 }
 
-fn bit(set: &[u64], v: usize) -> bool {
-    set[v / 64] >> (v % 64) & 1 == 1
+/// The lowest element of a set, if any.
+fn first_one(set: &[u64]) -> Option<usize> {
+    set.iter()
+        .enumerate()
+        .find(|(_, &word)| word != 0)
+        .map(|(i, &word)| i * 64 + word.trailing_zeros() as usize)
 }
 
 fn ones(set: &[u64]) -> impl Iterator<Item = usize> + '_ {
