@@ -34,6 +34,7 @@ MODELS = {
     "resnet": lambda: et_models.ResNet(),
     "decoder-block": lambda: et_models.Decoder(layers=1),
     "cond": lambda: et_models.Branching(),
+    "nested-cond": lambda: et_models.NestedBranching(),
     "map": lambda: et_models.Mapped(),
     "kv-cache": lambda: et_models.KVCache(),
     "unet-32": lambda: et_models.UNet(size=32),

@@ -33,16 +33,25 @@ def arena_bytes(program: Any) -> int:
     return sum(sum(plan.non_const_buffer_sizes) for plan in program.executorch_program.execution_plan)
 
 
-def _submodules(graph_module: torch.fx.GraphModule) -> Iterator[Tuple[int, torch.fx.GraphModule]]:
-    """(node index, submodule) for each control-flow submodule called."""
+def _submodules(graph_module: torch.fx.GraphModule) -> Iterator[Tuple[int, int, torch.fx.GraphModule]]:
+    """(first, last, submodule) for each control-flow submodule called:
+    its bytes are in use from the node's index to the last use of the
+    node's results (the runtime passes a branch's outputs on by
+    reference)."""
     for index, node in enumerate(graph_module.graph.nodes):
         if node.op != "call_function":
             continue
+        last = index
+        for holder in [node, *node.users]:
+            spec = holder.meta.get("spec")
+            for s in spec if isinstance(spec, (list, tuple)) else [spec]:
+                if getattr(s, "lifetime", None) is not None and s.lifetime[1] is not None:
+                    last = max(last, s.lifetime[1])
         for arg in node.args:
             if isinstance(arg, torch.fx.Node) and arg.op == "get_attr":
                 sub = getattr(graph_module, str(arg.target), None)
                 if isinstance(sub, torch.fx.GraphModule):
-                    yield index, sub
+                    yield index, last, sub
 
 
 def _placed(graph_module: torch.fx.GraphModule) -> List[Any]:
@@ -60,27 +69,28 @@ def _placed(graph_module: torch.fx.GraphModule) -> List[Any]:
 def verify(program: Any) -> int:
     """Runs ExecuTorch's verifier on every graph and submodule, and checks
     that a control-flow submodule's bytes are free of every tensor of the
-    graph alive at its node. Returns how many pairs reuse storage."""
+    graph alive from its node to the last use of its results. Returns how
+    many pairs reuse storage."""
     exported = program.exported_program()
     pairs = Verifier(exported.graph_module, True, True, True, exported.graph_signature).verify_storage_reuse()
 
     def walk(graph_module: torch.fx.GraphModule) -> int:
         found = 0
         outer = _placed(graph_module)
-        for index, sub in _submodules(graph_module):
+        for first, last, sub in _submodules(graph_module):
             found += Verifier(sub, False, True, True).verify_storage_reuse()
             found += walk(sub)
             inner = _placed(sub)
             for s in outer:
                 lo, hi = s.lifetime
-                if not lo <= index <= hi or s.allocated_memory == 0:
+                if hi < first or last < lo or s.allocated_memory == 0:
                     continue
                 for t in inner:
                     if t.mem_id == s.mem_id and t.allocated_memory > 0:
                         assert (
                             t.mem_offset + t.allocated_memory <= s.mem_offset
                             or s.mem_offset + s.allocated_memory <= t.mem_offset
-                        ), f"a submodule's tensor overlaps one alive at its node {index}"
+                        ), f"a submodule's tensor overlaps one alive at nodes {first}-{last}"
         return found
 
     return pairs + walk(exported.graph_module)

@@ -264,3 +264,146 @@ class Shared(nn.Module):
 
     def example(self) -> Tuple[torch.Tensor, ...]:
         return (torch.randn(3, 16),)
+
+
+class NestedBranching(nn.Module):
+    """A ``torch.cond`` inside a branch of another: the inner results
+    reach the outer graph through both branches' outputs."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.a = nn.Linear(8, 8)
+        self.b = nn.Linear(8, 8)
+        self.c = nn.Linear(8, 8)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        def outer(z: torch.Tensor) -> torch.Tensor:
+            return torch.cond(z.mean() > 0, lambda w: self.a(w).relu(), lambda w: self.b(w).tanh(), (z,))
+
+        y = torch.cond(x.sum() > 0, outer, lambda z: z * 3, (x,))
+        return self.c(y) + y
+
+    def example(self) -> Tuple[torch.Tensor, ...]:
+        return (torch.randn(3, 8).abs(),)
+
+    def others(self) -> List[Tuple[torch.Tensor, ...]]:
+        torch.manual_seed(2)
+        return [(-torch.randn(3, 8).abs(),), (torch.randn(3, 8),), (torch.randn(3, 8) + 0.5,)]
+
+
+# A zoo of smaller models, each for an op family a planner must not trip
+# on: recurrent layers, several outputs, PyTorch's attention modules,
+# integer tensors, normalisation and dropout in eval, embeddings, buffers
+# updated in place.
+
+
+class Recurrent(nn.Module):
+    """Two-layer LSTM and a GRU; both of the GRU's outputs returned."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.lstm = nn.LSTM(16, 32, num_layers=2, batch_first=True)
+        self.gru = nn.GRU(32, 16, batch_first=True)
+
+    def forward(self, x: torch.Tensor) -> Tuple[torch.Tensor, torch.Tensor]:
+        y, _ = self.lstm(x)
+        z, h = self.gru(y)
+        return z.sum(1), h
+
+    def example(self) -> Tuple[torch.Tensor, ...]:
+        return (torch.randn(2, 10, 16),)
+
+
+class Signal(nn.Module):
+    """1-d convolutions (dilated), GELU and SiLU, two outputs."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.c = nn.Sequential(
+            nn.Conv1d(4, 16, 5, padding=2), nn.GELU(), nn.Conv1d(16, 16, 3, dilation=2, padding=2), nn.SiLU()
+        )
+
+    def forward(self, x: torch.Tensor) -> Tuple[torch.Tensor, torch.Tensor]:
+        y = self.c(x)
+        return y.softmax(-1), y.amax(-1)
+
+    def example(self) -> Tuple[torch.Tensor, ...]:
+        return (torch.randn(2, 4, 50),)
+
+
+class Attention(nn.Module):
+    """``nn.MultiheadAttention`` (weights returned too) and
+    ``scaled_dot_product_attention``."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.mha = nn.MultiheadAttention(32, 4, batch_first=True)
+        self.norm = nn.LayerNorm(32)
+        self.qkv = nn.Linear(32, 96)
+
+    def forward(self, x: torch.Tensor) -> Tuple[torch.Tensor, torch.Tensor]:
+        y, weights = self.mha(x, x, x)
+        y = self.norm(y + x)
+        q, k, v = self.qkv(y).chunk(3, -1)
+        return nn.functional.scaled_dot_product_attention(q, k, v, is_causal=True), weights
+
+    def example(self) -> Tuple[torch.Tensor, ...]:
+        return (torch.randn(2, 12, 32),)
+
+
+class Indexing(nn.Module):
+    """Integer inputs and results: gather, argmax, cumsum, an embedding
+    and normalisation against its table."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.embed = nn.Embedding(50, 16)
+        self.position = nn.Parameter(torch.randn(20, 16))
+
+    def forward(self, x: torch.Tensor, index: torch.Tensor, tokens: torch.Tensor) -> Tuple[torch.Tensor, ...]:
+        picked = torch.gather(x, 1, index) * 2 + x.argmax(1, keepdim=True).float()
+        h = self.embed(tokens) + self.position[: tokens.shape[1]]
+        return picked, torch.cumsum(x, 0), nn.functional.normalize(h, dim=-1) @ self.embed.weight.T
+
+    def example(self) -> Tuple[torch.Tensor, ...]:
+        return (torch.randn(4, 6), torch.randint(0, 6, (4, 3)), torch.randint(0, 50, (2, 20)))
+
+
+class Classifier(nn.Module):
+    """Convolution, batch norm, adaptive pooling, flatten, dropout."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.c = nn.Sequential(
+            nn.Conv2d(3, 8, 3), nn.BatchNorm2d(8), nn.ReLU(), nn.AdaptiveAvgPool2d(4),
+            nn.Flatten(), nn.Linear(128, 5), nn.Dropout(0.1),
+        )
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.c(x)
+
+    def example(self) -> Tuple[torch.Tensor, ...]:
+        return (torch.randn(2, 3, 20, 20),)
+
+
+class Accumulator(nn.Module):
+    """Buffers updated in place each call (a count and a running mean)."""
+
+    initialized = ["count", "acc"]
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.register_buffer("count", torch.ones(1))
+        self.register_buffer("acc", torch.randn(4, 8))
+        self.l = nn.Linear(8, 8)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        self.count.add_(1)
+        self.acc.mul_(0.5).add_(self.l(x))
+        return self.acc / self.count
+
+    def example(self) -> Tuple[torch.Tensor, ...]:
+        return (torch.randn(4, 8),)
+
+    def others(self) -> List[Tuple[torch.Tensor, ...]]:
+        return [(torch.randn(4, 8),), (torch.randn(4, 8),)]

@@ -35,10 +35,17 @@ MODELS = {
     "resnet": lambda: et_models.ResNet(),
     "decoder": lambda: et_models.Decoder(layers=2),
     "cond": lambda: et_models.Branching(),
+    "nested-cond": lambda: et_models.NestedBranching(),
     "kv-cache": lambda: et_models.KVCache(),
     "unet": lambda: et_models.UNet(size=32),
     "mobilenet": lambda: et_models.MobileNet(size=64),
     "map": lambda: et_models.Mapped(),
+    "recurrent": lambda: et_models.Recurrent(),
+    "signal": lambda: et_models.Signal(),
+    "attention": lambda: et_models.Attention(),
+    "indexing": lambda: et_models.Indexing(),
+    "classifier": lambda: et_models.Classifier(),
+    "accumulator": lambda: et_models.Accumulator(),
 }
 
 

@@ -21,9 +21,11 @@ How a graph becomes problems (one per ``mem_id``, each minimised):
   own, and it is placed at its base's offset plus ``storage_base_offset``;
 - a control-flow node (cond, while, map, scan) whose submodules were
   planned first reserves ``input_mem_buffer_sizes[mem_id]`` bytes at the
-  bottom of the arena *during that node only* (a block fixed at offset 0
-  living at the node's index): the submodule's tensors only live while it
-  runs, so the rest of the graph may use those bytes at other times;
+  bottom of the arena *from that node to the last use of its results*
+  (a block fixed at offset 0): the submodule's tensors live while it
+  runs, and its outputs as long as the graph uses the node's results
+  (the runtime passes them on by reference), so the rest of the graph
+  may use those bytes before and after;
 - zero-size specs take no bytes and sit at offset 0;
 - ``extra_padding`` is added to each arena, as ExecuTorch's planners do.
 
@@ -103,14 +105,26 @@ def _control_flow_targets() -> Tuple[Any, ...]:
     return tuple(getattr(ops, name) for name in names if ops is not None and hasattr(ops, name))
 
 
-def _control_flow_indices(graph_module: torch.fx.GraphModule) -> List[int]:
-    """Node indices (as ExecuTorch numbers lifetimes) of control-flow nodes."""
+def _control_flow_spans(graph_module: torch.fx.GraphModule) -> List[Tuple[int, int]]:
+    """For each control-flow node, the node indices (as ExecuTorch numbers
+    lifetimes) over which its submodules' bytes are in use: from the node
+    to the last use of its results. ExecuTorch's runtime hands a branch's
+    outputs to the graph by reference (a move of the value, not a copy of
+    its data), so the results live in the submodule's bytes."""
     targets = _control_flow_targets()
-    return [
-        index
-        for index, node in enumerate(graph_module.graph.nodes)
-        if node.op == "call_function" and node.target in targets
-    ]
+    spans = []
+    for index, node in enumerate(graph_module.graph.nodes):
+        if node.op != "call_function" or node.target not in targets:
+            continue
+        end = index
+        for holder in [node, *node.users]:
+            spec = holder.meta.get("spec")
+            for s in spec if isinstance(spec, (list, tuple)) else [spec]:
+                lifetime = getattr(s, "lifetime", None)
+                if lifetime is not None and lifetime[1] is not None:
+                    end = max(end, int(lifetime[1]))
+        spans.append((index, end))
+    return spans
 
 
 def _storage_root(spec: Any) -> Tuple[Any, int]:
@@ -229,7 +243,7 @@ class MinimallocAlgorithm:
 
         arenas = set(roots) | {m for m, r in enumerate(reserved) if r > 0 and m > 0}
         bufsizes = [0] * max(2, max(arenas, default=1) + 1, len(reserved))
-        flow = _control_flow_indices(graph_module)
+        flow = _control_flow_spans(graph_module)
         offsets: Dict[int, int] = {}
         for mem_id in sorted(arenas):
             members = roots.get(mem_id, [])
@@ -265,7 +279,7 @@ class MinimallocAlgorithm:
         members: List[Any],
         alignment: int,
         reserve: int,
-        flow: List[int],
+        flow: List[Tuple[int, int]],
         offsets: Dict[int, int],
     ) -> Tuple[int, int, bool, int]:
         """Places ``members`` (specs of one arena) and the reservation;
@@ -278,7 +292,7 @@ class MinimallocAlgorithm:
         blocks: List[Tuple[int, int]] = []
         if reserve > 0:
             if flow:
-                blocks = [(index, index) for index in flow]
+                blocks = list(flow)
             else:
                 # No control-flow node to scope it to: reserve throughout.
                 first = min((lo for lo, _ in lifetimes), default=0)
