@@ -10,6 +10,7 @@ missing extra is an error."""
 
 from __future__ import annotations
 
+import copy
 import os
 import pathlib
 import random
@@ -167,3 +168,31 @@ def test_tensors_in_their_arguments_storage_run_as_eager() -> None:
         assert spec.mem_offset == spec.storage_base.mem_offset + spec.storage_base_offset
     verify(program)
     run_and_compare(program, model, [inputs, (torch.randn(3, 16),)])
+
+
+@pytest.mark.parametrize("name", ["resnet", "decoder"])
+def test_models_delegated_to_xnnpack_run_as_eager(name: str) -> None:
+    # Delegated graphs: the delegate's inputs and outputs are planned
+    # tensors, and ExecuTorch pads each arena for XNNPACK.
+    from executorch.backends.xnnpack.partition.xnnpack_partitioner import XnnpackPartitioner
+    from executorch.exir import to_edge_transform_and_lower
+
+    from et_harness import arena_bytes
+
+    torch.manual_seed(0)
+    model = MODELS[name]().eval()
+    inputs = model.example()
+    with torch.no_grad():
+        exported = torch.export.export(model, inputs)
+    sizes = []
+    for planning_pass in [memory_planning_pass(timeout=1.0), None]:
+        config = ExecutorchBackendConfig()
+        if planning_pass is not None:
+            config.memory_planning_pass = planning_pass
+        lowered = to_edge_transform_and_lower(copy.deepcopy(exported), partitioner=[XnnpackPartitioner()])
+        program = lowered.to_executorch(config)
+        if planning_pass is not None:
+            verify(program)
+            run_and_compare(program, model, [inputs])
+        sizes.append(arena_bytes(program))
+    assert sizes[0] <= sizes[1], sizes
