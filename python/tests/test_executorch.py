@@ -196,3 +196,36 @@ def test_models_delegated_to_xnnpack_run_as_eager(name: str) -> None:
             run_and_compare(program, model, [inputs])
         sizes.append(arena_bytes(program))
     assert sizes[0] <= sizes[1], sizes
+
+
+def test_dynamic_shapes_and_several_methods_run_as_eager() -> None:
+    from executorch.runtime import Runtime
+    from torch.export import Dim
+
+    torch.manual_seed(0)
+    model = et_models.MLP().eval()
+    batch = Dim("batch", min=1, max=32)
+    with torch.no_grad():
+        exported = torch.export.export(model, model.example(), dynamic_shapes=({0: batch},))
+    program = to_edge(exported).to_executorch(ExecutorchBackendConfig(memory_planning_pass=memory_planning_pass()))
+    verify(program)
+    method = Runtime.get().load_program(program.buffer).load_method("forward")
+    for n in [1, 8, 32]:
+        x = torch.randn(n, 64)
+        with torch.no_grad():
+            torch.testing.assert_close(method.execute([x])[0], model(x), rtol=1e-4, atol=1e-4)
+
+    # Two methods of one program: each planned on its own.
+    with torch.no_grad():
+        methods = {
+            "forward": torch.export.export(model, (torch.randn(2, 64),)),
+            "wide": torch.export.export(model, (torch.randn(16, 64),)),
+        }
+    planning_pass = memory_planning_pass()
+    program = to_edge(methods).to_executorch(ExecutorchBackendConfig(memory_planning_pass=planning_pass))
+    loaded = Runtime.get().load_program(program.buffer)
+    for name, n in [("forward", 2), ("wide", 16)]:
+        x = torch.randn(n, 64)
+        with torch.no_grad():
+            torch.testing.assert_close(loaded.load_method(name).execute([x])[0], model(x), rtol=1e-4, atol=1e-4)
+    assert len(planning_pass.minimalloc.reports) == 2
