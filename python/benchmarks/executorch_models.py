@@ -29,17 +29,10 @@ import et_models  # noqa: E402
 from et_harness import compare  # noqa: E402
 from minimalloc.executorch import memory_planning_pass  # noqa: E402
 
+# The tested models, then larger ones built from torch alone.
 MODELS = {
-    "mlp": lambda: et_models.MLP(),
-    "resnet": lambda: et_models.ResNet(),
-    "decoder-block": lambda: et_models.Decoder(layers=1),
-    "cond": lambda: et_models.Branching(),
-    "nested-cond": lambda: et_models.NestedBranching(),
-    "map": lambda: et_models.Mapped(),
-    "kv-cache": lambda: et_models.KVCache(),
-    "unet-32": lambda: et_models.UNet(size=32),
+    **et_models.TESTED,
     "unet-128": lambda: et_models.UNet(widths=(32, 64, 128, 256), size=128),
-    "mobilenet-96": lambda: et_models.MobileNet(size=96),
     "mobilenet-224": lambda: et_models.MobileNet(size=224),
     "resnet-wide": lambda: et_models.ResNet(widths=(32, 64, 128, 256), blocks=3, size=64),
     "transformer-6x256-seq64": lambda: et_models.Decoder(layers=6, dim=256, heads=8, seq=64, vocab=1000),

@@ -407,3 +407,24 @@ class Accumulator(nn.Module):
 
     def others(self) -> List[Tuple[torch.Tensor, ...]]:
         return [(torch.randn(4, 8),), (torch.randn(4, 8),)]
+
+
+# The models the tests run (small enough for every CI run), by name;
+# the bench adds larger ones.
+TESTED = {
+    "mlp": lambda: MLP(),
+    "resnet": lambda: ResNet(),
+    "decoder": lambda: Decoder(layers=2),
+    "cond": lambda: Branching(),
+    "nested-cond": lambda: NestedBranching(),
+    "kv-cache": lambda: KVCache(),
+    "unet": lambda: UNet(size=32),
+    "mobilenet": lambda: MobileNet(size=64),
+    "map": lambda: Mapped(),
+    "recurrent": lambda: Recurrent(),
+    "signal": lambda: Signal(),
+    "attention": lambda: Attention(),
+    "indexing": lambda: Indexing(),
+    "classifier": lambda: Classifier(),
+    "accumulator": lambda: Accumulator(),
+}

@@ -31,23 +31,7 @@ from executorch.exir.pass_base import PassBase, PassResult  # noqa: E402
 from et_harness import compare, run_and_compare, verify  # noqa: E402
 from minimalloc.executorch import MinimallocAlgorithm, memory_planning_pass  # noqa: E402
 
-MODELS = {
-    "mlp": lambda: et_models.MLP(),
-    "resnet": lambda: et_models.ResNet(),
-    "decoder": lambda: et_models.Decoder(layers=2),
-    "cond": lambda: et_models.Branching(),
-    "nested-cond": lambda: et_models.NestedBranching(),
-    "kv-cache": lambda: et_models.KVCache(),
-    "unet": lambda: et_models.UNet(size=32),
-    "mobilenet": lambda: et_models.MobileNet(size=64),
-    "map": lambda: et_models.Mapped(),
-    "recurrent": lambda: et_models.Recurrent(),
-    "signal": lambda: et_models.Signal(),
-    "attention": lambda: et_models.Attention(),
-    "indexing": lambda: et_models.Indexing(),
-    "classifier": lambda: et_models.Classifier(),
-    "accumulator": lambda: et_models.Accumulator(),
-}
+MODELS = et_models.TESTED
 
 
 @pytest.mark.parametrize("name", sorted(MODELS))
