@@ -17,24 +17,45 @@
 use alloc::vec;
 use alloc::vec::Vec;
 
+use crate::deadline::Deadline;
 use crate::model::problem::Problem;
 
 /// Above this many eligible buffers the bound is not sought (its
 /// adjacency takes n^2 bits); the max load stands.
 const MAX_VERTICES: usize = 1024;
 
+/// Rounds of the search between a clique found and the ceiling.
+const ROUNDS: usize = 6;
+
 /// The weight of the heaviest clique found among the eligible buffers
-/// within `budget` search nodes, or `known` (a bound already proven) if
-/// none is heavier: the search only looks for cliques above it, which
-/// prunes most of the tree at once. `known` with no separations: the max
-/// load is that clique already, and cheaper.
-pub(crate) fn conflict_bound(problem: &Problem, budget: u64, known: i64) -> i64 {
-    heaviest_clique(problem, budget, known).0
+/// within `budget` search nodes a round, or `known` (a bound already
+/// proven) if none is heavier: the search only looks for cliques above
+/// it, which prunes most of the tree at once. `known` with no
+/// separations: the max load is that clique already, and cheaper.
+///
+/// `ceiling`: no clique is heavier (the height of a placement; `i64::MAX`
+/// if none is known). When a round runs out of budget, the next looks
+/// only for cliques above the middle of what is left between the best
+/// found and the ceiling: it prunes harder and so reaches deeper. A round
+/// that finishes without one lowers the ceiling instead (a bisection on
+/// the heaviest clique's weight).
+pub(crate) fn conflict_bound(
+    problem: &Problem,
+    budget: u64,
+    (known, ceiling): (i64, i64),
+    deadline: Option<&Deadline<'_>>,
+) -> i64 {
+    heaviest_clique(problem, budget, (known, ceiling), deadline).0
 }
 
 /// [`conflict_bound`] with the clique's buffers (increasing; empty when
 /// none heavier than `known` was found).
-pub(crate) fn heaviest_clique(problem: &Problem, budget: u64, known: i64) -> (i64, Vec<usize>) {
+pub(crate) fn heaviest_clique(
+    problem: &Problem,
+    budget: u64,
+    (known, ceiling): (i64, i64),
+    deadline: Option<&Deadline<'_>>,
+) -> (i64, Vec<usize>) {
     let known = known.max(0); // the empty clique
     if problem.separations().is_empty() {
         return (known, Vec::new());
@@ -104,9 +125,10 @@ pub(crate) fn heaviest_clique(problem: &Problem, budget: u64, known: i64) -> (i6
         words,
         adjacent: relabelled,
         weight,
-        best: known,
+        best: 0,
         nodes: 0,
         budget,
+        deadline,
         current: Vec::new(),
         members: Vec::new(),
         sets: vec![0u64; words],
@@ -114,13 +136,27 @@ pub(crate) fn heaviest_clique(problem: &Problem, budget: u64, known: i64) -> (i6
         class: vec![0u64; words],
         orders: Vec::new(),
     };
-    for k in 0..n {
-        search.sets[k / 64] |= 1 << (k % 64);
+    let complete = search.run(n, known, budget);
+    let (mut best, mut found) = (search.best, core::mem::take(&mut search.members));
+    let mut ceiling = ceiling;
+    for _ in 0..ROUNDS {
+        if complete || best >= ceiling || deadline.is_some_and(|d| d.check().is_err()) {
+            break;
+        }
+        let middle = best + (ceiling - best) / 2;
+        let complete = search.run(n, middle, budget);
+        if search.best > middle {
+            best = search.best;
+            found = core::mem::take(&mut search.members);
+        } else if complete {
+            ceiling = middle;
+        } else {
+            break;
+        }
     }
-    search.expand(0, 0);
-    let mut members: Vec<usize> = search.members.iter().map(|&r| vertices[rank[r]]).collect();
+    let mut members: Vec<usize> = found.iter().map(|&r| vertices[rank[r]]).collect();
     members.sort_unstable();
-    (search.best, members)
+    (best, members)
 }
 
 /// A branch and bound for the heaviest clique: candidates are split into
@@ -130,13 +166,16 @@ pub(crate) fn heaviest_clique(problem: &Problem, budget: u64, known: i64) -> (i6
 /// Vertices are numbered by decreasing weight, and each depth keeps its
 /// candidate set and colour order in buffers reused from node to node:
 /// past the first visit of a depth, a node allocates nothing.
-struct Search {
+struct Search<'d> {
     words: usize,
     adjacent: Vec<u64>,
     weight: Vec<i64>,
     best: i64,
     nodes: u64,
     budget: u64,
+    /// Polled every few hundred nodes: past it, the search ends as if
+    /// its budget were spent (the heaviest clique so far is still a bound).
+    deadline: Option<&'d Deadline<'d>>,
     /// The clique being extended, and the heaviest found.
     current: Vec<usize>,
     members: Vec<usize>,
@@ -150,7 +189,21 @@ struct Search {
     orders: Vec<Vec<(u32, i64)>>,
 }
 
-impl Search {
+impl Search<'_> {
+    /// One search from scratch for a clique heavier than `known` among
+    /// all `n` vertices; whether it finished within `budget` nodes.
+    fn run(&mut self, n: usize, known: i64, budget: u64) -> bool {
+        (self.best, self.nodes, self.budget) = (known, 0, budget);
+        self.members.clear();
+        self.current.clear();
+        self.sets[..self.words].fill(0);
+        for k in 0..n {
+            self.sets[k / 64] |= 1 << (k % 64);
+        }
+        self.expand(0, 0);
+        self.nodes <= self.budget
+    }
+
     /// Extends a clique of weight `held` (at depth `depth`) by the
     /// candidates of its depth (each adjacent to every vertex of the
     /// clique).
@@ -159,6 +212,9 @@ impl Search {
         if held > self.best {
             self.best = held;
             self.members.clone_from(&self.current);
+        }
+        if self.nodes % 256 == 0 && self.deadline.is_some_and(|d| d.check().is_err()) {
+            self.budget = 0;
         }
         if self.nodes > self.budget {
             return;
@@ -318,15 +374,26 @@ mod tests {
                 let _ = problem.colocate(&[0, 1]);
             }
             let exact = by_subsets(&problem);
-            let bound = conflict_bound(&problem, u64::MAX, 0);
+            let bound = conflict_bound(&problem, u64::MAX, (0, i64::MAX), None);
             if problem.separations().is_empty() {
                 assert_eq!(bound, 0);
                 continue;
             }
             assert_eq!(bound, exact, "round {round}");
-            assert!(conflict_bound(&problem, 3, 0) <= exact);
+            assert!(conflict_bound(&problem, 3, (0, i64::MAX), None) <= exact);
+            // Rounds under a ceiling (any height at least the heaviest
+            // clique's): never above it, and exact with budget enough.
+            for ceiling in [exact, exact + 7, 2 * exact + 1] {
+                for budget in [2, 5, 40] {
+                    assert!(conflict_bound(&problem, budget, (0, ceiling), None) <= exact);
+                }
+                assert_eq!(
+                    conflict_bound(&problem, u64::MAX, (0, ceiling), None),
+                    exact
+                );
+            }
             // The buffers reported are a clique of the weight reported.
-            let (weight, members) = heaviest_clique(&problem, u64::MAX, 0);
+            let (weight, members) = heaviest_clique(&problem, u64::MAX, (0, i64::MAX), None);
             let b = problem.buffers();
             assert_eq!(members.iter().map(|&i| b[i].size).sum::<i64>(), weight);
             for &x in &members {
@@ -342,7 +409,10 @@ mod tests {
             // Above a known bound: the heaviest clique if heavier, else
             // the known bound.
             for known in [0, exact - 1, exact, exact + 5] {
-                assert_eq!(conflict_bound(&problem, u64::MAX, known), exact.max(known));
+                assert_eq!(
+                    conflict_bound(&problem, u64::MAX, (known, i64::MAX), None),
+                    exact.max(known)
+                );
             }
             above_load += usize::from(bound > crate::load::max_load(&problem));
         }

@@ -16,16 +16,30 @@ use crate::model::problem::Problem;
 use crate::solution::Solution;
 use crate::solver::{self, Verdict};
 
+/// A bound proven once the plain orders have run (see
+/// `schedule::LateBound`); without the heuristics there are no plain
+/// orders, and no such bound is made.
+#[cfg(feature = "heuristics")]
+use schedule::LateBound;
+#[cfg(not(feature = "heuristics"))]
+type LateBound<'a> = dyn Fn(&Deadline<'_>, i64) -> i64 + Sync + 'a;
+
 /// Plans `problem`, which has no pools: offsets below its capacity (or of
 /// the lowest height, when minimising), or a proof that none exist, or the
 /// reason it stopped.
 pub(super) fn plan_arena(problem: &Problem, options: &Options) -> Outcome {
-    plan_arena_above(problem, options, 0)
+    plan_arena_above(problem, options, 0, None)
 }
 
 /// [`plan_arena`] knowing that no placement is lower than `floor` (a bound
-/// found on the problem before its links were lowered).
-fn plan_arena_above(problem: &Problem, options: &Options, floor: i64) -> Outcome {
+/// found on the problem before its links were lowered), nor than what
+/// `late` proves once the plain orders have run.
+fn plan_arena_above(
+    problem: &Problem,
+    options: &Options,
+    floor: i64,
+    late: Option<&LateBound<'_>>,
+) -> Outcome {
     #[cfg(feature = "constraints")]
     if !problem.links().is_empty() {
         return plan_linked(problem, options);
@@ -36,13 +50,13 @@ fn plan_arena_above(problem: &Problem, options: &Options, floor: i64) -> Outcome
     }
     #[cfg(feature = "heuristics")]
     let mut outcome = if options.method != Method::Exact || options.objective != Objective::Fit {
-        plan_with_heuristics(problem, options, deadline, floor)
+        plan_with_heuristics(problem, options, deadline, floor, late)
     } else {
         exact_only(problem, options, &deadline)
     };
     #[cfg(not(feature = "heuristics"))]
     let mut outcome = {
-        let _ = floor;
+        let _ = (floor, late);
         exact_only(problem, options, &deadline)
     };
     // Whatever found it, a placement at the proven bound is optimal.
@@ -76,16 +90,34 @@ fn plan_linked(problem: &Problem, options: &Options) -> Outcome {
             return outcome;
         }
     };
+    // Minimising, the clique waits for the plain orders (a kernel's first
+    // placements come within a millisecond or two; the clique takes a few).
+    #[cfg(feature = "heuristics")]
+    let load = crate::load::busiest(&lowered.problem).0;
+    #[cfg(feature = "heuristics")]
+    let clique = |deadline: &Deadline<'_>, height: i64| {
+        crate::clique::conflict_bound(problem, CLIQUE_NODES, (load, height), Some(deadline))
+    };
+    #[cfg(feature = "heuristics")]
+    let late: Option<&LateBound<'_>> = match options.objective {
+        Objective::Minimize => Some(&clique),
+        Objective::Fit => None,
+    };
+    #[cfg(not(feature = "heuristics"))]
+    let late = None;
     #[cfg(feature = "heuristics")]
     let floor = match options.objective {
         // The lowered problem's max load is the original's (one lowering).
-        Objective::Minimize => {
-            let load = crate::load::busiest(&lowered.problem).0;
-            crate::clique::conflict_bound(problem, CLIQUE_NODES, load)
-        }
+        Objective::Minimize => load,
         Objective::Fit => {
             let capacity = problem.capacity();
-            let (weight, members) = crate::clique::heaviest_clique(problem, CLIQUE_NODES, capacity);
+            let deadline = options.deadline();
+            let (weight, members) = crate::clique::heaviest_clique(
+                problem,
+                CLIQUE_NODES,
+                (capacity, i64::MAX),
+                Some(&deadline),
+            );
             if weight > capacity {
                 return clique_too_heavy(weight, members, capacity, problem);
             }
@@ -94,7 +126,7 @@ fn plan_linked(problem: &Problem, options: &Options) -> Outcome {
     };
     #[cfg(not(feature = "heuristics"))]
     let floor = 0;
-    let mut outcome = plan_arena_above(&lowered.problem, options, floor);
+    let mut outcome = plan_arena_above(&lowered.problem, options, floor, late);
     if let Some(s) = outcome.solution.take() {
         outcome.solution = Some(Solution {
             offsets: lowered.lift(&s.offsets),
@@ -149,8 +181,9 @@ fn plan_with_heuristics(
     options: &Options,
     deadline: Deadline<'_>,
     floor: i64,
+    late: Option<&LateBound<'_>>,
 ) -> Outcome {
-    let work = match schedule::Work::new(problem, options, deadline, floor) {
+    let work = match schedule::Work::new(problem, options, deadline, floor, late) {
         Ok(work) => work,
         Err(stop) => {
             let mut outcome = match options.objective {

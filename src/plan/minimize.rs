@@ -36,7 +36,7 @@ pub(crate) fn minimize(work: &Work<'_>) -> Outcome {
             restarts: None,
             ..work.options.clone()
         };
-        let inner = Work::new(coarse, &options, deadline, 0).ok()?;
+        let inner = Work::new(coarse, &options, deadline, 0, None).ok()?;
         let outcome = minimize_level(&inner, None);
         let offsets = outcome.solution?.offsets;
         let height = height_of(coarse, &offsets);

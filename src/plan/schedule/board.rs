@@ -98,6 +98,8 @@ pub(crate) struct Board {
     pub(super) lower: AtomicI64,
     /// Set when the lanes may stop.
     pub(super) halt: AtomicBool,
+    /// Set by the lane that proves the work's late bound.
+    late_taken: AtomicBool,
 }
 
 impl Board {
@@ -118,7 +120,13 @@ impl Board {
             best: Slot::new(None),
             lower: AtomicI64::new(lower),
             halt: AtomicBool::new(false),
+            late_taken: AtomicBool::new(false),
         }
+    }
+
+    /// Whether the caller is the one lane to prove the late bound.
+    pub(super) fn take_late(&self) -> bool {
+        !self.late_taken.swap(true, Ordering::Relaxed)
     }
 
     /// Whether any of the first `upto` plain orders, or the coarse level,

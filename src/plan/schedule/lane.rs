@@ -86,6 +86,13 @@ impl Lane<'_, '_> {
                 }
             }
             self.publish();
+            // The plain orders are out: now the bound that waited for
+            // them (it may prove the best of them optimal).
+            if let Some(bound) = self.work.late_bound.filter(|_| placing_here) {
+                if self.deadline.check().is_ok() && self.board.take_late() {
+                    self.board.prove(bound(self.deadline, self.board.height()));
+                }
+            }
             if self.board.done(goal) {
                 break;
             }

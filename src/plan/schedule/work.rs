@@ -18,10 +18,18 @@ pub(super) const UNIT_MIN: u64 = 1 << 14;
 /// (an attempt starts over, so a steep growth wastes less).
 pub(super) const EXACT_NODES: u64 = 100_000;
 
+/// A bound on the height computed once the plain orders have run: dear
+/// enough (the conflict clique of a kernel, a few milliseconds) that the
+/// first placements should not wait for it.
+/// It is given the best height so far, which it cannot exceed.
+pub(crate) type LateBound<'a> = dyn Fn(&Deadline<'_>, i64) -> i64 + Sync + 'a;
+
 /// A problem and its layout, shared by the lanes of one plan.
 pub(crate) struct Work<'a> {
     pub(crate) problem: &'a Problem,
     pub(crate) options: &'a Options,
+    /// Proven by the first lane through round 0's placements.
+    pub(crate) late_bound: Option<&'a LateBound<'a>>,
     pub(crate) deadline: Deadline<'a>,
     pub(crate) layout: Layout,
     /// The max load or the top of the highest fixed buffer.
@@ -34,12 +42,14 @@ pub(crate) struct Work<'a> {
 }
 
 impl<'a> Work<'a> {
-    /// `floor`: a bound on the height known beforehand (0: none).
+    /// `floor`: a bound on the height known beforehand (0: none);
+    /// `late_bound`: one to prove after the plain orders.
     pub(crate) fn new(
         problem: &'a Problem,
         options: &'a Options,
         deadline: Deadline<'a>,
         floor: i64,
+        late_bound: Option<&'a LateBound<'a>>,
     ) -> Result<Work<'a>, Stop> {
         let layout = {
             let mut poll = Poll::new(&deadline, 1 << 16);
@@ -50,6 +60,7 @@ impl<'a> Work<'a> {
         Ok(Work {
             problem,
             options,
+            late_bound,
             deadline,
             variants,
             primary,
