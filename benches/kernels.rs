@@ -80,11 +80,14 @@ fn main() {
         let row = &mut rows[share];
         row.kernels += 1;
 
-        let minimise = Options {
-            objective: Objective::Minimize,
+        let fit = Options {
             threads: 1,
             timeout: Some(Duration::from_secs_f64(timeout)),
             ..Options::default()
+        };
+        let minimise = Options {
+            objective: Objective::Minimize,
+            ..fit.clone()
         };
         let start = Instant::now();
         let outcome = plan(&problem, &minimise);
@@ -102,11 +105,6 @@ fn main() {
             false => problem
                 .with_capacity(max_load(&problem).max(1))
                 .expect("the max load is a capacity"),
-        };
-        let fit = Options {
-            threads: 1,
-            timeout: Some(Duration::from_secs_f64(timeout)),
-            ..Options::default()
         };
         let start = Instant::now();
         let outcome = plan(&at_load, &fit);

@@ -542,7 +542,8 @@ pub unsafe extern "C" fn minimalloc_options_conflict(
 
 /// Figures of pool `pool` from the last solve with these options: its
 /// height (the highest offset + size in it, without its base), a lower
-/// bound on that height for the buffers it got (their max load), and how
+/// bound on that height for the buffers it got (their max load, or more
+/// where minimising proved it), and how
 /// many buffers it got. Any of the out-parameters may be NULL. A pool
 /// that does not exist (or no pools) is an invalid argument.
 ///

@@ -115,7 +115,8 @@ pub struct PoolReport {
     pub buffers: Vec<usize>,
     /// Its height: the highest offset + size in it (0 if empty).
     pub height: i64,
-    /// A lower bound on its height for these buffers (their max load).
+    /// A lower bound on its height for these buffers: their max load, or
+    /// more where minimising proved it (a clique of separated buffers).
     pub lower_bound: i64,
     /// Those of its buffers that preferred another pool.
     pub spilled: Vec<usize>,

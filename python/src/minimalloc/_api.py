@@ -131,7 +131,8 @@ class PoolReport:
     height: int
     """The highest offset + size in it, without its base."""
     lower_bound: int
-    """The max load of the buffers it got."""
+    """A lower bound on its height: the max load of the buffers it got, or
+    more where minimising proved it."""
     buffers: int
     """How many buffers it got."""
 
