@@ -458,7 +458,8 @@ enum minimalloc_status minimalloc_options_conflict(const struct minimalloc_optio
 /**
  * Figures of pool `pool` from the last solve with these options: its
  * height (the highest offset + size in it, without its base), a lower
- * bound on that height for the buffers it got (their max load), and how
+ * bound on that height for the buffers it got (their max load, or more
+ * where minimising proved it), and how
  * many buffers it got. Any of the out-parameters may be NULL. A pool
  * that does not exist (or no pools) is an invalid argument.
  *
