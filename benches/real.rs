@@ -12,8 +12,8 @@
 //! - `challenging/X`: the challenging suite minimised from 1048576;
 //! - `long-lived 1M`: `gen --family=long-lived` with a million buffers,
 //!   at budgets of 2 s and 10 s;
-//! - `planted N`: zero-waste packings (`gen --family=planted`), whose
-//!   optimum is the max load (the row says `opt known`);
+//! - `planted N`: zero-waste packings (`gen --family=planted`, seeds 1-3:
+//!   `#2` is seed 2), whose optimum is the max load (the row says so);
 //! - `independent N`: sizes independent of lifetimes, up to a million;
 //! - `kernel 126, 1 thread`: a kernel with about half its pairs
 //!   separated, on one thread, against first-fit's plain order alone
@@ -60,8 +60,9 @@ fn load(spec: &str) -> Problem {
         }
         "planted" | "independent" => {
             let n: usize = parts[1].parse().unwrap();
+            let seed: u64 = parts.get(2).map_or(1, |s| s.parse().unwrap());
             let family = Family::from_name(parts[0]).unwrap();
-            generate_problem(Spec::new(n, 1).with_family(family)).unwrap()
+            generate_problem(Spec::new(n, seed).with_family(family)).unwrap()
         }
         "kernel" => {
             let n: usize = parts[1].parse().unwrap();
@@ -182,7 +183,11 @@ fn main() {
     }
     for (label, spec) in [
         ("planted 20k", "planted:20000"),
+        ("planted 20k #2", "planted:20000:2"),
+        ("planted 20k #3", "planted:20000:3"),
         ("planted 100k", "planted:100000"),
+        ("planted 100k #2", "planted:100000:2"),
+        ("planted 100k #3", "planted:100000:3"),
         ("independent 100k", "independent:100000"),
         ("independent 1M", "independent:1000000"),
     ] {

@@ -9,16 +9,21 @@
 //! ones included, gives a problem of fewer, larger rectangles. Any
 //! placement of it is a valid placement of the original: a stack's members
 //! lie one above the other inside its memory, a chain's members never live
-//! at once. Nothing is lost where the original was itself cut from larger
-//! rectangles (a zero-waste packing is rebuilt cut by cut, down to one
-//! rectangle); elsewhere it is one more placement the portfolio measures,
+//! at once. Where the original was itself cut from larger rectangles (a
+//! zero-waste packing), merging rebuilds it cut by cut, much of the way
+//! down to one rectangle, and the coarse problem is one an exact search
+//! can finish; elsewhere it is one more placement the portfolio measures,
 //! and the portfolio keeps its best.
 //!
+//! Some merges are forced (see `forced`: every placement at the max load
+//! of a zero-waste packing makes them), the others are guesses (see
+//! `passes`), made only when no forced one is left, the likeliest first.
 //! Only plain buffers merge: no gaps, no fixed offset, and alignments kept
 //! (a stacked member's offset inside its stack is a multiple of its
 //! alignment). Each pass sorts the rectangles, so a pass costs O(m log m)
-//! for m rectangles, and passes run while they merge.
+//! for m rectangles, and passes run while they merge, within a budget.
 
+mod forced;
 mod passes;
 mod rect;
 
@@ -26,7 +31,11 @@ use alloc::vec::Vec;
 
 use crate::deadline::{Poll, Stop};
 use crate::model::problem::{Buffer, Problem};
-use passes::{chain_pass, paired_stack_pass, stack_pass};
+use forced::forced_pass;
+use passes::{chain_pass, fitting_stack_pass, paired_stack_pass, unguided_stack_pass};
+
+/// How many times over the merging passes may visit the buffers.
+const BUDGET: usize = 64;
 use rect::{Members, Rect};
 
 /// The coarse problem and where each original buffer sits in it.
@@ -68,42 +77,53 @@ pub(crate) fn coarsen(problem: &Problem, poll: &mut Poll<'_>) -> Result<Option<C
         base: alloc::vec![0; n],
     };
     let mut alive: Vec<u32> = (0..n as u32).collect();
-    let mut merged_any = false;
-    // Chains first: two rectangles of one size that touch in time are
-    // seldom a coincidence. Stacks are, where many rectangles share a
-    // lifetime: a stack is made when it fits a neighbour exactly (the sum
-    // of some rectangles of one lifetime is the size of one that ends as
-    // they start, or starts as they end: then the stack and that one
-    // chain), or where two stacks of neighbouring lifetimes come to one
-    // size (a rectangle cut in time whose halves were both cut in memory:
-    // each half waits for the other); only when no such merge is left,
-    // every rectangle of a lifetime into one stack.
+    // Rounds: the forced merges (see `forced`) until none is left, then
+    // one kind of guess, the likeliest first, and back to the forced ones
+    // (a right guess makes more of them). A wrong guess can end a zero-
+    // waste packing's chance of its optimum, and a right one is only
+    // worth it when the forced merges cannot go on: so the guesses wait,
+    // and each kind waits for the likelier ones. Likeliest: a chain with
+    // no rival of its size at that time, neither rectangle sharing its
+    // lifetime; a stack of a whole lifetime that fits a neighbour; two
+    // stacks of neighbouring lifetimes of one total; any chain without a
+    // rival; the unguided stacks.
     // Merging may stop at any time (every state lifts back valid): it
-    // stops once it has visited the rectangles 16 times over in all, what
-    // a dozen plain orders' sorting costs. A zero-waste packing is rebuilt
-    // well within that (its rounds shrink fast); where merges are rare
-    // (real graphs, sizes unrelated to lifetimes) the rounds stay near n
-    // and the budget ends them in a few.
-    let budget = 16 * n;
+    // stops once its passes have visited `BUDGET` times n rectangles in
+    // all, a few dozen plain orders' sorting. A zero-waste packing is
+    // rebuilt well within that (its rounds shrink fast); where merges are
+    // rare (real graphs, sizes unrelated to lifetimes) the rounds stay
+    // near n and the budget ends them in a few.
+    let budget = BUDGET * n;
     let mut spent = 0usize;
     loop {
         let before = alive.len();
-        spent += before;
-        if spent > budget {
+        loop {
+            spent += alive.len();
+            if spent > budget || !forced_pass(&mut rects, &mut members, &mut alive, poll)? {
+                break;
+            }
+        }
+        for guess in 0..5 {
+            let now = alive.len();
+            spent += now;
+            if spent > budget {
+                break;
+            }
+            let (r, m, a) = (&mut rects, &mut members, &mut alive);
+            match guess {
+                0 => chain_pass(r, m, a, true, poll)?,
+                1 => fitting_stack_pass(r, m, a, poll)?,
+                2 => paired_stack_pass(r, m, a, poll)?,
+                3 => chain_pass(r, m, a, false, poll)?,
+                _ => unguided_stack_pass(r, m, a, poll)?,
+            }
+            if alive.len() < now {
+                break;
+            }
+        }
+        if alive.len() == before || spent > budget {
             break;
         }
-        chain_pass(&mut rects, &mut members, &mut alive, poll)?;
-        stack_pass(&mut rects, &mut members, &mut alive, true, poll)?;
-        if alive.len() == before {
-            paired_stack_pass(&mut rects, &mut members, &mut alive, poll)?;
-        }
-        if alive.len() == before {
-            stack_pass(&mut rects, &mut members, &mut alive, false, poll)?;
-        }
-        if alive.len() == before {
-            break;
-        }
-        merged_any = true;
         // On large problems, while more than half remain, a round must
         // merge a 64th of them: else the coarse level is unlikely to halve
         // the problem (the planner does not use it then) and each further
@@ -115,7 +135,7 @@ pub(crate) fn coarsen(problem: &Problem, poll: &mut Poll<'_>) -> Result<Option<C
             return Ok(None);
         }
     }
-    if !merged_any || 2 * alive.len() > n {
+    if 2 * alive.len() > n {
         return Ok(None);
     }
     let mut at = alloc::vec![(0u32, 0i64); n];
