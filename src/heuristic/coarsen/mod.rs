@@ -41,6 +41,9 @@ use rect::{Members, Rect};
 /// The coarse problem and where each original buffer sits in it.
 pub(crate) struct Coarse {
     pub(crate) problem: Problem,
+    /// Whether unguided stacks were made (without them, the coarse
+    /// problem would have come out otherwise).
+    pub(crate) unguided: bool,
     /// Per original buffer: its rectangle and its offset inside it.
     at: Vec<(u32, i64)>,
 }
@@ -56,8 +59,13 @@ impl Coarse {
 }
 
 /// The coarse problem of `problem`, or `None` when it would not have at
-/// most half the buffers.
-pub(crate) fn coarsen(problem: &Problem, poll: &mut Poll<'_>) -> Result<Option<Coarse>, Stop> {
+/// most half the buffers. `unguided`: whether to make the unguided
+/// stacks, the guesses most often wrong (see [`passes`]).
+pub(crate) fn coarsen(
+    problem: &Problem,
+    unguided: bool,
+    poll: &mut Poll<'_>,
+) -> Result<Option<Coarse>, Stop> {
     let buffers = problem.buffers();
     let n = buffers.len();
     let mut rects: Vec<Rect> = buffers
@@ -95,6 +103,7 @@ pub(crate) fn coarsen(problem: &Problem, poll: &mut Poll<'_>) -> Result<Option<C
     // near n and the budget ends them in a few.
     let budget = BUDGET * n;
     let mut spent = 0usize;
+    let mut unguided_made = false;
     loop {
         let before = alive.len();
         loop {
@@ -103,7 +112,8 @@ pub(crate) fn coarsen(problem: &Problem, poll: &mut Poll<'_>) -> Result<Option<C
                 break;
             }
         }
-        for guess in 0..5 {
+        let kinds = if unguided { 5 } else { 4 };
+        for guess in 0..kinds {
             let now = alive.len();
             spent += now;
             if spent > budget {
@@ -117,6 +127,7 @@ pub(crate) fn coarsen(problem: &Problem, poll: &mut Poll<'_>) -> Result<Option<C
                 3 => chain_pass(r, m, a, false, poll)?,
                 _ => unguided_stack_pass(r, m, a, poll)?,
             }
+            unguided_made |= guess == 4 && alive.len() < now;
             if alive.len() < now {
                 break;
             }
@@ -160,7 +171,11 @@ pub(crate) fn coarsen(problem: &Problem, poll: &mut Poll<'_>) -> Result<Option<C
     // The coarse buffers are valid by construction; should one not be,
     // the coarse level is simply not offered.
     match Problem::new(problem.capacity(), coarse) {
-        Ok(problem) => Ok(Some(Coarse { problem, at })),
+        Ok(problem) => Ok(Some(Coarse {
+            problem,
+            unguided: unguided_made,
+            at,
+        })),
         Err(_) => Ok(None),
     }
 }
@@ -201,7 +216,7 @@ mod tests {
             }
             let problem = Problem::new(i64::MAX, buffers).unwrap();
             let mut poll = Poll::new(&deadline, u64::MAX);
-            let Some(coarse) = coarsen(&problem, &mut poll).unwrap() else {
+            let Some(coarse) = coarsen(&problem, true, &mut poll).unwrap() else {
                 continue;
             };
             merged += 1;
@@ -228,7 +243,7 @@ mod tests {
             let problem = Problem::new(i64::MAX, crate::gen::generate(spec)).unwrap();
             let deadline = Deadline::none();
             let mut poll = Poll::new(&deadline, u64::MAX);
-            let coarse = coarsen(&problem, &mut poll).unwrap().unwrap();
+            let coarse = coarsen(&problem, true, &mut poll).unwrap().unwrap();
             assert!(
                 10 * coarse.problem.len() <= problem.len(),
                 "seed {seed}: {}",
