@@ -27,8 +27,15 @@ pub(super) fn forced_pass(
     poll: &mut Poll<'_>,
 ) -> Result<bool, Stop> {
     let before = alive.len();
-    forced_chains(rects, members, alive, poll)?;
-    forced_stacks(rects, members, alive, poll)?;
+    let meetings = meetings(rects, alive, poll)?;
+    forced_chains(rects, members, alive, &meetings, poll)?;
+    // Chains change where rectangles end: the meetings are found again.
+    let meetings = if alive.len() < before {
+        self::meetings(rects, alive, poll)?
+    } else {
+        meetings
+    };
+    forced_stacks(rects, members, alive, &meetings, poll)?;
     Ok(alive.len() < before)
 }
 
@@ -78,9 +85,9 @@ fn forced_chains(
     rects: &mut [Rect],
     members: &mut Members,
     alive: &mut Vec<u32>,
+    meetings: &Meetings,
     poll: &mut Poll<'_>,
 ) -> Result<(), Stop> {
-    let meetings = meetings(rects, alive, poll)?;
     // Each rectangle's successor in a chain; chains are then followed
     // from their first rectangle.
     let mut next = alloc::vec![u32::MAX; rects.len()];
@@ -124,9 +131,9 @@ fn forced_stacks(
     rects: &mut [Rect],
     members: &mut Members,
     alive: &mut Vec<u32>,
+    meetings: &Meetings,
     poll: &mut Poll<'_>,
 ) -> Result<(), Stop> {
-    let meetings = meetings(rects, alive, poll)?;
     let mut gone = alloc::vec![false; rects.len()];
     let mut group: Vec<u32> = Vec::new();
     for (ending, starting) in meetings.each() {

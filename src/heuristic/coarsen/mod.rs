@@ -106,11 +106,25 @@ pub(crate) fn coarsen(
     let mut unguided_made = false;
     loop {
         let before = alive.len();
+        let large = n > 1 << 12;
         loop {
-            spent += alive.len();
+            let now = alive.len();
+            spent += now;
             if spent > budget || !forced_pass(&mut rects, &mut members, &mut alive, poll)? {
                 break;
             }
+            // On large problems each pass costs sorting them all: passes
+            // that merge little wait for the next round.
+            if large && 64 * (now - alive.len()) < now {
+                break;
+            }
+        }
+        // On large problems the first forced merges tell whether the
+        // rectangles meet exactly: a zero-waste packing merges a quarter
+        // or more at once; where not a 64th merge, guesses are unlikely to
+        // halve the problem (and the coarse level is used only then).
+        if large && before == n && 64 * (n - alive.len()) < n {
+            return Ok(None);
         }
         let kinds = if unguided { 5 } else { 4 };
         for guess in 0..kinds {
@@ -141,7 +155,6 @@ pub(crate) fn coarsen(
         // round costs sorting them all again. Small problems (rounds of
         // microseconds) merge on within the budget: the challenging suite
         // halves only after many slow rounds, and is then solved exactly.
-        let large = n > 1 << 12;
         if large && 2 * alive.len() > n && 64 * (before - alive.len()) < before {
             return Ok(None);
         }

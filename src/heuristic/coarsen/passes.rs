@@ -77,6 +77,7 @@ pub(super) fn paired_stack_pass(
     let mut gone = alloc::vec![false; rects.len()];
     let mut set: Vec<u32> = Vec::new();
     for g in 0..groups.len() {
+        poll.tick(2)?;
         let (_, upper, total, from, to) = groups[g];
         if used[g] || total.is_none() {
             continue;
@@ -183,6 +184,8 @@ pub(super) fn chain_pass(
     let mut order: Vec<(i64, i64, u32)> = starts.iter().map(|&(s, l, r)| (l, s, r)).collect();
     sort_polled(&mut order, poll)?;
     for &(_, size, r) in &order {
+        // Each visit searches two sorted lists.
+        poll.tick(2)?;
         if gone[r as usize] {
             continue;
         }
