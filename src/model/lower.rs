@@ -20,7 +20,8 @@ use crate::math::lcm;
 /// lifetime, at which all its members (or their groups) are alive at full
 /// size (a colocation group with the size of its tallest separated
 /// member), so that any two of them take disjoint memory; nothing else is
-/// alive then.
+/// alive then. Separations declared pair by pair share moments instead,
+/// where that makes fewer (see `cover`).
 ///
 /// The exact search stays complete for colocations of buffers without
 /// windows: the windows of a group all start at 0, so for any two placed
@@ -95,14 +96,9 @@ impl Problem {
                 reason: LinkError::NoTimeAfter { upper: moment },
             });
         }
-        for members in &self.links.separations {
+        // At most one moment per group (checked above): see `cover`.
+        for units in super::cover::moments(buffers, &self.links.separations, &unit, &out) {
             moment += 1;
-            let mut units: Vec<(u32, i64)> = members
-                .iter()
-                .map(|&m| (unit[m as usize], buffers[m as usize].size))
-                .collect();
-            units.sort_unstable_by(|a, b| a.0.cmp(&b.0).then(b.1.cmp(&a.1)));
-            units.dedup_by_key(|u| u.0);
             for &(u, tallest) in &units {
                 let b = &mut out[u as usize];
                 if b.upper < moment {

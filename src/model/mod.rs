@@ -5,9 +5,12 @@
 //! Uses go down this list, never up: `error` and `buffer` are leaves;
 //! `links` and `pools` hold the declared groups as data; `problem` holds
 //! buffers and groups and checks buffers as they come; `declare` checks
-//! and records groups on a problem; `lower` derives problems from one.
+//! and records groups on a problem; `lower` derives problems from one,
+//! with `cover` for the moments of separations.
 
 pub mod buffer;
+#[cfg(feature = "constraints")]
+mod cover;
 #[cfg(feature = "constraints")]
 mod declare;
 pub mod error;

@@ -1,0 +1,334 @@
+//! Fewer moments for separations: a cover of the separated pairs by
+//! cliques of buffers that must lie apart anyway.
+//!
+//! Lowering gives every separation group a moment of its own, at which
+//! all its members are alive (see `lower`). A compiler that declares its
+//! separations pair by pair (thousands of pairs among a hundred buffers)
+//! then gets thousands of moments, and every buffer dozens of gaps. But a
+//! moment may hold any set of buffers that must take disjoint bytes in
+//! every valid placement: pairs separated, and pairs alive together at
+//! full size. So the separated pairs not already alive together are
+//! covered by such sets, greedily, and each set gets one moment instead.
+//! Nothing changes meaning: every pair a moment keeps apart had to be
+//! apart, and every separated pair is kept apart by a moment or by its
+//! lifetimes. The cover replaces the groups only when it has no more
+//! moments and fewer members in all (each membership is a gap to place
+//! around), so it is never the worse encoding.
+
+use alloc::vec::Vec;
+
+use super::buffer::Buffer;
+
+/// Units (lowered buffers) whose pairs a cover is worth building for:
+/// beyond this, the groups stay as they are (kernels have a few hundred).
+const MAX_UNITS: usize = 512;
+/// And at most this many separated pairs.
+const MAX_PAIRS: usize = 1 << 17;
+
+/// The sets of units alive together at the separation moments, with the
+/// size each takes there (that of its tallest separated member): one set
+/// per group in `groups`, or fewer and smaller sets where a cover of the
+/// separated pairs gives them. `unit` maps buffers to units, `units` are
+/// the lowered buffers before any moment.
+pub(super) fn moments(
+    buffers: &[Buffer],
+    groups: &[Vec<u32>],
+    unit: &[u32],
+    units: &[Buffer],
+) -> Vec<Vec<(u32, i64)>> {
+    let per_group: Vec<Vec<(u32, i64)>> = groups
+        .iter()
+        .map(|members| {
+            let mut set: Vec<(u32, i64)> = members
+                .iter()
+                .map(|&m| (unit[m as usize], buffers[m as usize].size))
+                .collect();
+            set.sort_unstable_by(|a, b| a.0.cmp(&b.0).then(b.1.cmp(&a.1)));
+            set.dedup_by_key(|u| u.0);
+            set
+        })
+        .collect();
+    cover(groups, unit, units, &per_group).unwrap_or(per_group)
+}
+
+/// The cover, if it applies and beats the groups.
+fn cover(
+    groups: &[Vec<u32>],
+    unit: &[u32],
+    units: &[Buffer],
+    per_group: &[Vec<(u32, i64)>],
+) -> Option<Vec<Vec<(u32, i64)>>> {
+    // Only units that carry one buffer take part: a colocated unit's
+    // size at a moment depends on which of its members is separated.
+    let mut carried = alloc::vec![0u32; units.len()];
+    for &u in unit {
+        carried[u as usize] += 1;
+    }
+    let simple = |g: &Vec<u32>| g.iter().all(|&m| carried[unit[m as usize] as usize] == 1);
+    let covered: Vec<usize> = (0..groups.len()).filter(|&g| simple(&groups[g])).collect();
+    if covered.len() < 2 {
+        return None;
+    }
+    // The units involved, numbered 0..k.
+    let mut index = alloc::vec![u32::MAX; units.len()];
+    let mut vertex: Vec<u32> = Vec::new();
+    let mut pairs = 0usize;
+    for &g in &covered {
+        let len = per_group[g].len();
+        pairs = pairs.saturating_add(len * len.saturating_sub(1) / 2);
+        for &(u, _) in &per_group[g] {
+            if index[u as usize] == u32::MAX {
+                index[u as usize] = vertex.len() as u32;
+                vertex.push(u);
+            }
+        }
+    }
+    // Groups that are fewer than their buffers already share moments
+    // well (a kernel's pipeline stages: a few dozen groups of dozens);
+    // the cover pays where groups outnumber buffers, as pairs do.
+    if vertex.len() > MAX_UNITS || pairs > MAX_PAIRS || covered.len() <= vertex.len() {
+        return None;
+    }
+    let k = vertex.len();
+    let words = k.div_ceil(64);
+    let set = |rows: &mut [u64], a: usize, b: usize| {
+        rows[a * words + b / 64] |= 1 << (b % 64);
+        rows[b * words + a / 64] |= 1 << (a % 64);
+    };
+    let has = |rows: &[u64], a: usize, b: usize| rows[a * words + b / 64] >> (b % 64) & 1 == 1;
+    // Pairs that must lie apart: separated, or alive together at full
+    // size (no gaps, lifetimes overlapping). The separated ones of the
+    // first kind only are left to cover.
+    let mut apart = alloc::vec![0u64; k * words];
+    let mut uncovered = alloc::vec![0u64; k * words];
+    for &g in &covered {
+        let set_g = &per_group[g];
+        for (i, &(a, _)) in set_g.iter().enumerate() {
+            for &(b, _) in &set_g[i + 1..] {
+                let (x, y) = (index[a as usize] as usize, index[b as usize] as usize);
+                set(&mut apart, x, y);
+                set(&mut uncovered, x, y);
+            }
+        }
+    }
+    for x in 0..k {
+        for y in x + 1..k {
+            let (a, b) = (&units[vertex[x] as usize], &units[vertex[y] as usize]);
+            if a.gaps.is_empty() && b.gaps.is_empty() && a.lower < b.upper && b.lower < a.upper {
+                set(&mut apart, x, y);
+                uncovered[x * words + y / 64] &= !(1 << (y % 64));
+                uncovered[y * words + x / 64] &= !(1 << (x % 64));
+            }
+        }
+    }
+    let row_count = |rows: &[u64], x: usize| -> u32 {
+        rows[x * words..(x + 1) * words]
+            .iter()
+            .map(|w| w.count_ones())
+            .sum()
+    };
+    let mut left: Vec<u32> = (0..k).map(|x| row_count(&uncovered, x)).collect();
+    let mut cliques: Vec<Vec<usize>> = Vec::new();
+    let mut gain = alloc::vec![0u32; k];
+    let mut clique: Vec<usize> = Vec::new();
+    let mut open: Vec<usize> = Vec::new();
+    // Greedy: the unit with the most pairs left to cover, then, among
+    // those apart from every member so far, the one with the most pairs
+    // left into the set (ties: the most left at all), while one adds any.
+    while let Some(first) = (0..k)
+        .filter(|&x| left[x] > 0)
+        .max_by_key(|&x| (left[x], k - x))
+    {
+        clique.clear();
+        clique.push(first);
+        open.clear();
+        open.extend((0..k).filter(|&y| y != first && has(&apart, first, y)));
+        for &y in &open {
+            gain[y] = u32::from(has(&uncovered, first, y));
+        }
+        while let Some(at) = (0..open.len())
+            .filter(|&i| gain[open[i]] > 0)
+            .max_by_key(|&i| (gain[open[i]], left[open[i]], k - open[i]))
+        {
+            let next = open.swap_remove(at);
+            clique.push(next);
+            open.retain(|&y| has(&apart, next, y));
+            for &y in &open {
+                gain[y] += u32::from(has(&uncovered, next, y));
+            }
+        }
+        for (i, &x) in clique.iter().enumerate() {
+            for &y in &clique[i + 1..] {
+                if has(&uncovered, x, y) {
+                    uncovered[x * words + y / 64] &= !(1 << (y % 64));
+                    uncovered[y * words + x / 64] &= !(1 << (x % 64));
+                    left[x] -= 1;
+                    left[y] -= 1;
+                }
+            }
+        }
+        cliques.push(clique.clone());
+    }
+    let by_groups: usize = covered.iter().map(|&g| per_group[g].len()).sum();
+    let by_cover: usize = cliques.iter().map(Vec::len).sum();
+    if cliques.len() > covered.len() || by_cover >= by_groups {
+        return None;
+    }
+    let mut out: Vec<Vec<(u32, i64)>> = (0..groups.len())
+        .filter(|&g| !simple(&groups[g]))
+        .map(|g| per_group[g].clone())
+        .collect();
+    for clique in cliques {
+        let mut set: Vec<(u32, i64)> = clique
+            .iter()
+            .map(|&x| {
+                let u = vertex[x];
+                (u, units[u as usize].size)
+            })
+            .collect();
+        set.sort_unstable();
+        out.push(set);
+    }
+    Some(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rng::Rng;
+
+    /// Buffers `0..n` of random lifetimes (some with gaps), and random
+    /// groups: pairs mostly, some larger; every buffer its own unit.
+    fn instance(rng: &mut Rng, n: usize) -> (Vec<Buffer>, Vec<Vec<u32>>) {
+        let buffers: Vec<Buffer> = (0..n)
+            .map(|i| {
+                let lower = rng.below(0, 20);
+                let mut b = Buffer::new(
+                    alloc::format!("{i}"),
+                    lower,
+                    lower + rng.below(1, 8),
+                    rng.below(1, 9),
+                );
+                if rng.below(0, 6) == 0 && b.upper - b.lower >= 3 {
+                    b.gaps.push(super::super::buffer::Gap {
+                        lower: b.lower + 1,
+                        upper: b.lower + 2,
+                        window: None,
+                    });
+                }
+                b
+            })
+            .collect();
+        let mut groups = Vec::new();
+        let density = rng.below(1, 10);
+        for a in 0..n as u32 {
+            for b in a + 1..n as u32 {
+                if rng.below(0, 10) < density {
+                    groups.push(alloc::vec![a, b]);
+                }
+            }
+        }
+        for _ in 0..rng.below(0, 3) {
+            let k = rng.below(2, 6) as usize;
+            let mut g: Vec<u32> = (0..k).map(|_| rng.below(0, n as i64) as u32).collect();
+            g.sort_unstable();
+            g.dedup();
+            if g.len() >= 2 {
+                groups.push(g);
+            }
+        }
+        (buffers, groups)
+    }
+
+    /// Whether two buffers must take disjoint bytes whatever the placement
+    /// for their lifetimes alone: alive together, at full size.
+    fn alive_together(a: &Buffer, b: &Buffer) -> bool {
+        a.gaps.is_empty() && b.gaps.is_empty() && a.lower < b.upper && b.lower < a.upper
+    }
+
+    /// The moments keep exactly the separations: every separated pair not
+    /// alive together shares a moment, every pair sharing a moment is
+    /// separated or alive together, each unit at its size; and there are
+    /// never more moments, nor more memberships, than groups give.
+    #[test]
+    fn moments_cover_every_separated_pair_and_nothing_else() {
+        let mut rng = Rng::new(5);
+        let mut shrunk = 0;
+        for _ in 0..3000 {
+            let n = rng.below(2, 40) as usize;
+            let (buffers, groups) = instance(&mut rng, n);
+            let unit: Vec<u32> = (0..n as u32).collect();
+            let sets = moments(&buffers, &groups, &unit, &buffers);
+            let mut separated = alloc::vec![alloc::vec![false; n]; n];
+            for g in &groups {
+                for &a in g {
+                    for &b in g {
+                        separated[a as usize][b as usize] |= a != b;
+                    }
+                }
+            }
+            let mut together = alloc::vec![alloc::vec![false; n]; n];
+            for set in &sets {
+                for &(a, size) in set {
+                    assert_eq!(size, buffers[a as usize].size);
+                    for &(b, _) in set {
+                        if a != b {
+                            let (x, y) = (a as usize, b as usize);
+                            assert!(separated[x][y] || alive_together(&buffers[x], &buffers[y]));
+                            together[x][y] = true;
+                        }
+                    }
+                }
+            }
+            for x in 0..n {
+                for y in 0..n {
+                    if separated[x][y] && !alive_together(&buffers[x], &buffers[y]) {
+                        assert!(together[x][y], "{x} and {y} separated, no moment");
+                    }
+                }
+            }
+            let members = |s: &[Vec<(u32, i64)>]| s.iter().map(Vec::len).sum::<usize>();
+            let by_groups: usize = groups
+                .iter()
+                .map(|g| {
+                    let mut g = g.clone();
+                    g.sort_unstable();
+                    g.dedup();
+                    g.len()
+                })
+                .sum();
+            assert!(sets.len() <= groups.len());
+            assert!(members(&sets) <= by_groups);
+            shrunk += usize::from(sets.len() < groups.len());
+        }
+        assert!(shrunk > 1000, "the cover was used {shrunk} times");
+    }
+
+    /// Separations declared pair by pair among three sets of buffers
+    /// that never meet in time: the cover finds the three sets.
+    #[test]
+    fn pairs_of_three_cliques_come_back_as_three_moments() {
+        let buffers: Vec<Buffer> = (0..30)
+            .map(|i| Buffer::new(alloc::format!("{i}"), 2 * i, 2 * i + 1, 1 + i % 4))
+            .collect();
+        let mut groups = Vec::new();
+        for c in 0..3u32 {
+            for a in 0..10 {
+                for b in a + 1..10 {
+                    groups.push(alloc::vec![c * 10 + a, c * 10 + b]);
+                }
+            }
+        }
+        let unit: Vec<u32> = (0..30).collect();
+        let mut sets = moments(&buffers, &groups, &unit, &buffers);
+        sets.sort_unstable();
+        assert_eq!(sets.len(), 3);
+        for (c, set) in sets.iter().enumerate() {
+            let members: Vec<u32> = set.iter().map(|&(u, _)| u).collect();
+            assert_eq!(
+                members,
+                (10 * c as u32..10 * c as u32 + 10).collect::<Vec<_>>()
+            );
+        }
+    }
+}
