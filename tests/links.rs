@@ -79,6 +79,22 @@ fn check(problem: &Problem, options: &Options, brute: &Option<Vec<i64>>, what: &
     outcome.status
 }
 
+/// [`check`] with the exact search alone, then with the default plan on
+/// one thread; the exact search's status.
+fn check_exact_and_auto(problem: &Problem, brute: &Option<Vec<i64>>, i: usize) -> Status {
+    let exact = Options {
+        method: Method::Exact,
+        ..Options::default()
+    };
+    let status = check(problem, &exact, brute, &format!("exact {i}"));
+    let auto = Options {
+        threads: 1,
+        ..Options::default()
+    };
+    check(problem, &auto, brute, &format!("auto {i}"));
+    status
+}
+
 #[test]
 fn links_match_brute_force_on_6000_random_instances() {
     let mut rng = Rng::new(11);
@@ -103,20 +119,11 @@ fn links_match_brute_force_on_6000_random_instances() {
             )
             .unwrap();
         }
-        let exact = Options {
-            method: Method::Exact,
-            ..Options::default()
-        };
-        match check(&problem, &exact, &brute, &format!("exact {i}")) {
+        match check_exact_and_auto(&problem, &brute, i) {
             Status::Solved => solved += 1,
             Status::Infeasible => infeasible += 1,
             _ => {}
         }
-        let auto = Options {
-            threads: 1,
-            ..Options::default()
-        };
-        check(&problem, &auto, &brute, &format!("auto {i}"));
         // Minimising: valid, and never below what brute force allows.
         let minimize = Options {
             objective: Objective::Minimize,
@@ -442,20 +449,11 @@ fn dense_pairwise_separations_match_brute_force() {
         }
         checked += 1;
         let brute = brute_force_linked(&problem);
-        let exact = Options {
-            method: Method::Exact,
-            ..Options::default()
-        };
-        match check(&problem, &exact, &brute, &format!("exact {i}")) {
+        match check_exact_and_auto(&problem, &brute, i) {
             Status::Solved => solved += 1,
             Status::Infeasible => infeasible += 1,
             _ => {}
         }
-        let auto = Options {
-            threads: 1,
-            ..Options::default()
-        };
-        check(&problem, &auto, &brute, &format!("auto {i}"));
         if checked % 4 != 0 {
             continue;
         }

@@ -224,19 +224,9 @@ mod tests {
         let mut rects: Vec<Rect> = buffers
             .iter()
             .enumerate()
-            .map(|(i, b)| Rect {
-                lower: b.lower,
-                upper: b.upper,
-                size: b.size,
-                align: b.alignment,
-                plain: true,
-                origin: i as u32,
-            })
+            .map(|(i, b)| Rect::of(i, b, true))
             .collect();
-        let mut members = Members {
-            lists: (0..n as u32).map(|i| alloc::vec![(i, 0)]).collect(),
-            base: alloc::vec![0; n],
-        };
+        let mut members = Members::singletons(n);
         let mut alive: Vec<u32> = (0..n as u32).collect();
         let deadline = Deadline::none();
         let mut poll = Poll::new(&deadline, u64::MAX);

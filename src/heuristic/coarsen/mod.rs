@@ -71,19 +71,9 @@ pub(crate) fn coarsen(
     let mut rects: Vec<Rect> = buffers
         .iter()
         .enumerate()
-        .map(|(i, b)| Rect {
-            lower: b.lower,
-            upper: b.upper,
-            size: b.size,
-            align: b.alignment,
-            plain: b.gaps.is_empty() && b.offset.is_none(),
-            origin: i as u32,
-        })
+        .map(|(i, b)| Rect::of(i, b, b.gaps.is_empty() && b.offset.is_none()))
         .collect();
-    let mut members = Members {
-        lists: (0..n as u32).map(|i| alloc::vec![(i, 0)]).collect(),
-        base: alloc::vec![0; n],
-    };
+    let mut members = Members::singletons(n);
     let mut alive: Vec<u32> = (0..n as u32).collect();
     // Rounds: the forced merges (see `forced`) until none is left, then
     // one kind of guess, the likeliest first, and back to the forced ones

@@ -15,6 +15,20 @@ pub(super) struct Rect {
     pub(super) origin: u32,
 }
 
+impl Rect {
+    /// Buffer `i` as it is; `plain` when it may merge.
+    pub(super) fn of(i: usize, b: &crate::model::problem::Buffer, plain: bool) -> Rect {
+        Rect {
+            lower: b.lower,
+            upper: b.upper,
+            size: b.size,
+            align: b.alignment,
+            plain,
+            origin: i as u32,
+        }
+    }
+}
+
 /// Each rectangle's members, with their offsets inside it: a member's
 /// offset is its stored value plus its list's `base`, so that a merge
 /// moves the shorter list into the longer one (each buffer moves O(log n)
@@ -25,6 +39,14 @@ pub(super) struct Members {
 }
 
 impl Members {
+    /// `n` rectangles of one buffer each, at their bottom.
+    pub(super) fn singletons(n: usize) -> Members {
+        Members {
+            lists: (0..n as u32).map(|i| alloc::vec![(i, 0)]).collect(),
+            base: alloc::vec![0; n],
+        }
+    }
+
     /// Moves rectangle `top`'s members into `bottom`, `shift` above it.
     pub(super) fn absorb(&mut self, bottom: u32, top: u32, shift: i64) {
         let (b, t) = (bottom as usize, top as usize);
