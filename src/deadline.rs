@@ -274,6 +274,13 @@ pub(crate) fn sort_polled<T: Ord + Copy>(v: &mut [T], poll: &mut Poll<'_>) -> Re
     Ok(())
 }
 
+/// A bound on the height computed once the first placements exist: dear
+/// enough (the conflict clique of a kernel, a few milliseconds) that they
+/// should not wait for it. It is given the deadline and the best height
+/// so far, which it cannot exceed. (Defined here, below both the plan and
+/// its scheduler, so that both name one type.)
+pub(crate) type LateBound<'a> = dyn Fn(&Deadline<'_>, i64) -> i64 + Sync + 'a;
+
 #[cfg(test)]
 mod tests {
     use super::*;

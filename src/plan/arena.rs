@@ -16,13 +16,9 @@ use crate::model::problem::Problem;
 use crate::solution::Solution;
 use crate::solver::{self, Verdict};
 
-/// A bound proven once the plain orders have run (see
-/// `schedule::LateBound`); without the heuristics there are no plain
-/// orders, and no such bound is made.
-#[cfg(feature = "heuristics")]
-use schedule::LateBound;
-#[cfg(not(feature = "heuristics"))]
-type LateBound<'a> = dyn Fn(&Deadline<'_>, i64) -> i64 + Sync + 'a;
+// A bound proven once the plain orders have run; without the heuristics
+// there are no plain orders, and no such bound is made.
+use crate::deadline::LateBound;
 
 /// Plans `problem`, which has no pools: offsets below its capacity (or of
 /// the lowest height, when minimising), or a proof that none exist, or the

@@ -45,7 +45,7 @@ use core::sync::atomic::Ordering;
 pub(crate) use board::{Board, Incumbent};
 use lane::Lane;
 pub(crate) use lane::{CoarseSolve, Exact, ExactRound};
-pub(crate) use work::{Goal, LateBound, Work};
+pub(crate) use work::{Goal, Work};
 
 use crate::deadline::Stop;
 

@@ -18,11 +18,7 @@ pub(super) const UNIT_MIN: u64 = 1 << 14;
 /// (an attempt starts over, so a steep growth wastes less).
 pub(super) const EXACT_NODES: u64 = 100_000;
 
-/// A bound on the height computed once the plain orders have run: dear
-/// enough (the conflict clique of a kernel, a few milliseconds) that the
-/// first placements should not wait for it.
-/// It is given the best height so far, which it cannot exceed.
-pub(crate) type LateBound<'a> = dyn Fn(&Deadline<'_>, i64) -> i64 + Sync + 'a;
+use crate::deadline::LateBound;
 
 /// A problem and its layout, shared by the lanes of one plan.
 pub(crate) struct Work<'a> {
