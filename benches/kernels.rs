@@ -4,7 +4,7 @@
 //! they took in all, then the same kernels fitted at their max load (a
 //! capacity that only some meet): found, proven infeasible, or neither.
 //!
-//!     cargo bench --bench kernels -- [--kernels N] [--timeout SECS] [--seed S] [--memories]
+//!     cargo bench --bench kernels -- [--kernels N] [--timeout SECS] [--seed S] [--memories | --pairs]
 //!
 //! Kernels are `minimalloc gen --family=kernel` with 2-250 buffers and 0,
 //! 10, 25 or 50% of their pairs separated, seeds from S (default 1). With
@@ -12,7 +12,10 @@
 //! over 1-5 memories (pools) with reserved ranges and in-place
 //! colocations; it is then minimised within its memories (a kernel none
 //! of whose assignments is found counts as not placed) and fitted at the
-//! memories' own capacities. Every placement is validated.
+//! memories' own capacities. With `--pairs` each kernel's separations are
+//! declared pair by pair instead of by group (as some compilers write
+//! them: thousands of pairs for a hundred buffers). Every placement is
+//! validated.
 
 use std::time::{Duration, Instant};
 
@@ -41,6 +44,7 @@ fn main() {
     let mut timeout = 1.0f64;
     let mut seed = 1u64;
     let mut memories = false;
+    let mut pairs = false;
     let args: Vec<String> = std::env::args().skip(1).collect();
     let mut i = 0;
     while i < args.len() {
@@ -55,6 +59,11 @@ fn main() {
             }
             "--memories" => {
                 memories = true;
+                i += 1;
+                continue;
+            }
+            "--pairs" => {
+                pairs = true;
                 i += 1;
                 continue;
             }
@@ -77,6 +86,10 @@ fn main() {
             false => kernel_problem(spec, SHARES[share]),
         }
         .expect("a generated kernel is valid");
+        let problem = match pairs && !memories {
+            true => pairwise(&problem),
+            false => problem,
+        };
         let row = &mut rows[share];
         row.kernels += 1;
 
@@ -118,9 +131,10 @@ fn main() {
             _ => row.neither += 1,
         }
     }
-    let (shape, fitted) = match memories {
-        true => (", over 1-5 memories", "their memories' capacities"),
-        false => ("", "the max load"),
+    let (shape, fitted) = match (memories, pairs) {
+        (true, _) => (", over 1-5 memories", "their memories' capacities"),
+        (false, true) => (", separations declared in pairs", "the max load"),
+        (false, false) => ("", "the max load"),
     };
     println!(
         "{kernels} kernels (2-250 buffers{shape}), one thread, --timeout={timeout}s, seeds from {seed}\n"
@@ -166,4 +180,22 @@ fn print_row(name: &str, row: &Row, timeout: f64) {
         row.neither,
         row.fit_time.as_secs_f64(),
     );
+}
+
+/// `problem` with each separation group declared as its pairs.
+fn pairwise(problem: &Problem) -> Problem {
+    let mut out =
+        Problem::new(problem.capacity(), problem.buffers().to_vec()).expect("the same buffers");
+    let mut seen = std::collections::HashSet::new();
+    for group in problem.separations() {
+        for (i, &a) in group.iter().enumerate() {
+            for &b in &group[i + 1..] {
+                let (a, b) = (a.min(b) as usize, a.max(b) as usize);
+                if a != b && seen.insert((a, b)) {
+                    out.separate(&[a, b]).expect("a separated pair");
+                }
+            }
+        }
+    }
+    out
 }
