@@ -364,16 +364,17 @@ fn lowest_linked_height(problem: &Problem) -> Option<i64> {
     })
 }
 
-/// The minimiser's lower bound (the max load, and with separations the
-/// heaviest clique of buffers that conflict) never exceeds the lowest
-/// height brute force finds; where it meets the minimiser's height, that
-/// height is brute force's. Dense separations, colocations and gaps.
+/// On 5,000 instances: the minimiser's lower bound (the max load, and
+/// with separations the heaviest clique of buffers that conflict) never
+/// exceeds the lowest height brute force finds; where it meets the
+/// minimiser's height, that height is brute force's. Dense separations,
+/// colocations and gaps.
 #[test]
 fn the_conflict_bound_is_sound_against_brute_force() {
     let mut rng = Rng::new(29);
     let (mut checked, mut proven, mut above_load) = (0, 0, 0);
     let mut i = 0;
-    while checked < 1500 {
+    while checked < 5000 {
         i += 1;
         let mut problem = random_problem(&mut rng, Shape::SMALL);
         // Dense separations: several groups of up to four.
@@ -409,7 +410,18 @@ fn the_conflict_bound_is_sound_against_brute_force() {
             problem.separations(),
             problem.colocations()
         );
-        let s = outcome.solution.as_ref().expect("minimising places");
+        // Within a capacity at the optimum, two restarts may place
+        // nothing; the exact search then gives up only for interleaving
+        // windows (as in `check`).
+        let Some(s) = outcome.solution.as_ref() else {
+            assert!(
+                outcome.status == Status::NotFound && outcome.stats.interleaving > 0,
+                "instance {i}: minimising placed nothing ({:?}), brute force {lowest}\n{}",
+                outcome.status,
+                minimalloc::csv::write_problem(&problem, None),
+            );
+            continue;
+        };
         validate(&problem, s).unwrap();
         if outcome.optimal {
             assert_eq!(s.height(&problem), lowest, "instance {i}");
@@ -468,7 +480,10 @@ fn dense_pairwise_separations_match_brute_force() {
         };
         let outcome = plan(&problem, &minimize);
         assert!(outcome.lower_bound <= lowest, "instance {i}");
-        let s = outcome.solution.as_ref().expect("minimising places");
+        let Some(s) = outcome.solution.as_ref() else {
+            assert!(outcome.status == Status::NotFound && outcome.stats.interleaving > 0);
+            continue;
+        };
         validate(&problem, s).unwrap();
         if outcome.optimal {
             assert_eq!(s.height(&problem), lowest, "instance {i}");
