@@ -12,8 +12,9 @@
 //! - more time, or more threads, never ends higher than that.
 //!
 //! Every placement is validated. The families: step, long-lived,
-//! independent (sizes unrelated to lifetimes), planted (a zero-waste
-//! packing whose optimum is known) and kernel (dense separations).
+//! independent (sizes unrelated to lifetimes), planted and swept (zero-
+//! waste packings whose optimum is known, by guillotine cuts and not) and
+//! kernel (dense separations).
 
 use std::time::{Duration, Instant};
 
@@ -58,6 +59,7 @@ fn small_instances() -> Vec<(String, Problem)> {
             Family::LongLived,
             Family::Independent,
             Family::Planted,
+            Family::Swept,
         ] {
             let n = 40 + 37 * seed as usize;
             let spec = Spec::new(n, seed).with_family(family);
@@ -141,9 +143,9 @@ fn twice_the_plain_orders_time_never_ends_above_them() {
 /// a copy of a smaller one, and the same spec gives the same instance.
 #[test]
 fn planted_instances_have_their_max_load_as_optimum() {
-    for seed in 0..20u64 {
+    for (seed, family) in (0..20u64).flat_map(|s| [(s, Family::Planted), (s, Family::Swept)]) {
         for n in [1usize, 2, 7, 100, 1000] {
-            let spec = Spec::new(n, seed).with_family(Family::Planted);
+            let spec = Spec::new(n, seed).with_family(family);
             let problem = generate_problem(spec).unwrap();
             assert_eq!(problem.len(), n);
             let optimum = planted_optimum(spec).unwrap();
@@ -158,12 +160,12 @@ fn planted_instances_have_their_max_load_as_optimum() {
     assert_eq!(planted_optimum(Spec::new(10, 1)), None);
 }
 
-/// The exact search finds the planted optimum on small instances, which
-/// confirms it is reachable (the generator's claim).
+/// The exact search finds the planted and swept optimum on small
+/// instances, which confirms it is reachable (the generator's claim).
 #[test]
 fn small_planted_instances_are_solved_at_their_optimum() {
-    for seed in 0..10u64 {
-        let spec = Spec::new(8, seed).with_family(Family::Planted);
+    for (seed, family) in (0..10u64).flat_map(|s| [(s, Family::Planted), (s, Family::Swept)]) {
+        let spec = Spec::new(8, seed).with_family(family);
         let problem = generate_problem(spec).unwrap();
         let optimum = planted_optimum(spec).unwrap();
         let outcome = plan(
@@ -175,7 +177,7 @@ fn small_planted_instances_are_solved_at_their_optimum() {
         );
         let solution = outcome.solution.unwrap();
         validate(&problem, &solution).unwrap();
-        assert_eq!(solution.height(&problem), optimum, "seed {seed}");
+        assert_eq!(solution.height(&problem), optimum, "{family:?} seed {seed}");
         assert!(outcome.optimal);
     }
 }

@@ -18,6 +18,9 @@
 //! - [`Family::Planted`], a zero-waste packing: a rectangle of memory by
 //!   time cut by random guillotine cuts into the buffers, so a placement
 //!   at the max load exists and the optimum is known ([`planted_optimum`]);
+//! - [`Family::Swept`], a zero-waste packing not cut by guillotine: memory
+//!   swept through time, every hole refilled at once by pieces that
+//!   straddle the ones they replace (optimum known the same way);
 //! - [`Family::Kernel`], an accelerator kernel: a few hundred buffers or
 //!   fewer, alignment 32, and up to half of all pairs separated (pipeline
 //!   stages that may not share memory), see [`generate_problem`].
@@ -30,6 +33,7 @@ use crate::rng::Rng;
 
 mod kernel;
 mod spec;
+mod swept;
 
 pub use kernel::kernel;
 #[cfg(all(feature = "constraints", feature = "heuristics"))]
@@ -63,6 +67,7 @@ pub fn generate(spec: Spec) -> Vec<Buffer> {
         Family::Step | Family::LongLived => step(spec),
         Family::Independent => independent(spec),
         Family::Planted => planted(spec).0,
+        Family::Swept => swept::swept_with_offsets(spec, PLANTED_HEIGHT).0,
         Family::Kernel => kernel(spec, None).0,
     }
 }
@@ -163,14 +168,26 @@ fn libm_exp(x: f64) -> f64 {
     sum * f64::from_bits(((k + 1023).clamp(1, 2046) as u64) << 52)
 }
 
-/// The height of the rectangle [`Family::Planted`] cuts for `buffers`
-/// buffers: 2^20 bytes on a grid of 8 (or the alignment).
+/// The height of the rectangle [`Family::Planted`] cuts and
+/// [`Family::Swept`] fills: 2^20 bytes on a grid of 8 (or the alignment).
 const PLANTED_HEIGHT: i64 = 1 << 20;
 
-/// The optimal height of a [`Family::Planted`] instance (the rectangle it
-/// was cut from, which is also its max load); `None` for other families.
+/// The optimal height of a zero-waste instance ([`Family::Planted`] or
+/// [`Family::Swept`]: the rectangle it fills, which is also its max load);
+/// `None` for other families.
 pub fn planted_optimum(spec: Spec) -> Option<i64> {
-    (spec.family == Family::Planted).then(|| planted(spec).1)
+    match spec.family {
+        Family::Planted => Some(planted(spec).1),
+        Family::Swept => Some(swept::swept_with_offsets(spec, PLANTED_HEIGHT).1),
+        _ => None,
+    }
+}
+
+/// [`Family::Swept`]'s buffers, height and the offsets they were made at,
+/// filling `height` (the family's own: [`PLANTED_HEIGHT`]).
+#[cfg(test)]
+pub(crate) fn swept_with_offsets(spec: Spec, height: i64) -> (Vec<Buffer>, i64, Vec<i64>) {
+    swept::swept_with_offsets(spec, height)
 }
 
 /// A zero-waste packing: the rectangle `[0, n) x [0, H)` of time by
@@ -277,20 +294,36 @@ fn with_separations(
 mod tests {
     use super::*;
 
-    /// The offsets a planted instance was cut from are a valid placement
-    /// at its claimed optimum, which is its max load: so the optimum is
-    /// known, not hoped for.
+    /// The offsets a planted or swept instance was made at are a valid
+    /// placement at its claimed optimum, which is its max load: so the
+    /// optimum is known, not hoped for; and there are as many buffers as
+    /// asked for.
     #[test]
-    fn planted_offsets_are_a_valid_placement_at_the_max_load() {
+    fn zero_waste_offsets_are_a_valid_placement_at_the_max_load() {
         for seed in 0..30 {
-            for (n, alignment) in [(1usize, 1i64), (5, 8), (300, 1), (2000, 64)] {
+            for (n, alignment, family) in [
+                (1usize, 1i64, Family::Planted),
+                (5, 8, Family::Planted),
+                (300, 1, Family::Planted),
+                (2000, 64, Family::Planted),
+                (1, 1, Family::Swept),
+                (2, 8, Family::Swept),
+                (300, 1, Family::Swept),
+                (5000, 32, Family::Swept),
+            ] {
                 let spec = Spec {
                     buffers: n,
                     seed,
                     alignment,
-                    family: Family::Planted,
+                    family,
                 };
-                let (buffers, height, offsets) = planted_with_offsets(spec);
+                let (buffers, height, offsets) = match family {
+                    Family::Planted => planted_with_offsets(spec),
+                    _ => swept_with_offsets(spec, PLANTED_HEIGHT),
+                };
+                assert_eq!(buffers.len(), n);
+                assert_eq!(generate(spec), buffers);
+                assert_eq!(planted_optimum(spec), Some(height));
                 let problem = crate::model::problem::Problem::new(height, buffers).unwrap();
                 let solution = crate::solution::Solution { offsets };
                 crate::solution::validate(&problem, &solution).unwrap();

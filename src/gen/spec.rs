@@ -15,19 +15,22 @@ pub enum Family {
     LongLived,
     /// A training step whose sizes do not depend on lifetimes.
     Independent,
-    /// A zero-waste packing of a known optimum.
+    /// A zero-waste packing of a known optimum, cut by guillotine.
     Planted,
+    /// A zero-waste packing of a known optimum, not cut by guillotine.
+    Swept,
     /// An accelerator kernel with dense separations.
     Kernel,
 }
 
 impl Family {
     /// Every family.
-    pub const ALL: [Family; 5] = [
+    pub const ALL: [Family; 6] = [
         Family::Step,
         Family::LongLived,
         Family::Independent,
         Family::Planted,
+        Family::Swept,
         Family::Kernel,
     ];
 
@@ -38,6 +41,7 @@ impl Family {
             Family::LongLived => "long-lived",
             Family::Independent => "independent",
             Family::Planted => "planted",
+            Family::Swept => "swept",
             Family::Kernel => "kernel",
         }
     }

@@ -239,7 +239,7 @@ pub struct Gen {
     /// Alignment of every buffer (sizes are rounded up to it)
     #[arg(long, value_name = "A", default_value = "1", value_parser = positive)]
     pub alignment: i64,
-    /// step: sizes from 64 B to 8 MiB; long-lived: 2% of the buffers alive for 5-50% of the step, sizes from 16 B to 32 MiB; independent: sizes 10 B-10 MB whatever the lifetime; planted: a zero-waste packing whose optimum is its max load; kernel: an accelerator kernel, alignment 32, up to half of all pairs separated
+    /// step: sizes from 64 B to 8 MiB; long-lived: 2% of the buffers alive for 5-50% of the step, sizes from 16 B to 32 MiB; independent: sizes 10 B-10 MB whatever the lifetime; planted: a zero-waste packing cut by guillotine, whose optimum is its max load; swept: a zero-waste packing not cut by guillotine (holes refilled as pieces end), optimum the same; kernel: an accelerator kernel, alignment 32, up to half of all pairs separated
     #[arg(long, value_name = "F", value_enum, default_value_t = FamilyName::Step)]
     pub family: FamilyName,
     /// kernel: the share of all pairs of buffers that are separated (default: drawn from 0-0.5)
@@ -271,6 +271,7 @@ pub enum FamilyName {
     LongLived,
     Independent,
     Planted,
+    Swept,
     Kernel,
 }
 

@@ -87,6 +87,7 @@ fn gen(args: Gen) -> Result<Exit, Exit> {
             FamilyName::LongLived => Family::LongLived,
             FamilyName::Independent => Family::Independent,
             FamilyName::Planted => Family::Planted,
+            FamilyName::Swept => Family::Swept,
             FamilyName::Kernel => Family::Kernel,
         },
     };
@@ -115,7 +116,10 @@ fn gen(args: Gen) -> Result<Exit, Exit> {
         eprintln!("pools: {}", flags.join(" "));
     }
     if let Some(optimum) = planted_optimum(spec) {
-        eprintln!("planted: the optimal height is {optimum} (the max load)");
+        eprintln!(
+            "{}: the optimal height is {optimum} (the max load)",
+            spec.family.name()
+        );
     }
     let text = csv::write_problem(&problem, None);
     sink.write(text.as_bytes())?;

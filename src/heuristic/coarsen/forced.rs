@@ -167,55 +167,14 @@ mod tests {
     use super::*;
     use crate::deadline::Deadline;
     use crate::model::problem::{Buffer, Problem};
-    use crate::rng::Rng;
 
-    /// A zero-waste packing that need not be cut by guillotine: memory
-    /// `[0, 8 * rows)` is swept through time; whenever pieces end, each
-    /// hole they leave (neighbouring freed pieces make one hole) is filled
-    /// at once with new pieces of random sizes and ends. Returns the
-    /// buffers, the offsets they were made at, and the height.
-    fn swept(seed: u64, rows: i64, span: i64) -> (Vec<Buffer>, Vec<i64>, i64) {
-        let mut rng = Rng::new(seed);
-        // (bottom, top, upper) of the pieces alive, by bottom.
-        let mut alive: Vec<(i64, i64, i64)> = Vec::new();
-        let (mut buffers, mut offsets) = (Vec::new(), Vec::new());
-        let mut holes = alloc::vec![(0, 8 * rows)];
-        let mut now = 0;
-        loop {
-            for &(bottom, top) in &holes {
-                let mut at = bottom;
-                while at < top {
-                    let size = 8 * rng.below(1, (top - at) / 8 + 1).min(rng.below(1, 5));
-                    let upper = (now + rng.below(1, span / 4 + 2)).min(span);
-                    let id = alloc::format!("{}", buffers.len());
-                    buffers.push(Buffer::new(id, now, upper, size));
-                    offsets.push(at);
-                    alive.push((at, at + size, upper));
-                    at += size;
-                }
-            }
-            let Some(next) = alive.iter().map(|p| p.2).min() else {
-                break;
-            };
-            if next >= span {
-                break;
-            }
-            now = next;
-            // The pieces that end now leave holes: runs of freed memory.
-            alive.sort_unstable();
-            holes.clear();
-            for &(bottom, top, upper) in &alive {
-                if upper != now {
-                    continue;
-                }
-                match holes.last_mut() {
-                    Some(last) if last.1 == bottom => last.1 = top,
-                    _ => holes.push((bottom, top)),
-                }
-            }
-            alive.retain(|p| p.2 != now);
-        }
-        (buffers, offsets, 8 * rows)
+    /// A zero-waste packing not cut by guillotine (`gen --family=swept`),
+    /// `rows` of 8 bytes tall (few rows: sizes often meet, so that many
+    /// merges are forced): the buffers, their offsets, and the height.
+    fn swept(n: usize, seed: u64, rows: i64) -> (Vec<Buffer>, Vec<i64>, i64) {
+        let spec = crate::gen::Spec::new(n, seed).with_family(crate::gen::Family::Swept);
+        let (buffers, height, offsets) = crate::gen::swept_with_offsets(spec, 8 * rows);
+        (buffers, offsets, height)
     }
 
     /// Forced merges to the end, the rectangles and their members.
@@ -240,16 +199,19 @@ mod tests {
     /// load), on guillotine cuts and on swept packings.
     #[test]
     fn forced_merges_are_made_by_every_zero_waste_placement() {
-        let mut merged = 0;
+        let mut merged = [0, 0];
         for seed in 0..40 {
             let spec = crate::gen::Spec::new(50 + 100 * seed as usize, seed)
                 .with_family(crate::gen::Family::Planted);
             let (planted, _, planted_offsets) = crate::gen::planted_with_offsets(spec);
             let (swept, swept_offsets, _) =
-                swept(seed, 4 + seed as i64 % 30, 40 + 10 * seed as i64);
-            for (buffers, offsets) in [(planted, planted_offsets), (swept, swept_offsets)] {
+                swept(50 + 100 * seed as usize, seed, 2 + seed as i64 % 30);
+            for (k, (buffers, offsets)) in [(planted, planted_offsets), (swept, swept_offsets)]
+                .into_iter()
+                .enumerate()
+            {
                 let (rects, members, alive) = merge_forced(&buffers);
-                merged += buffers.len() - alive.len();
+                merged[k] += buffers.len() - alive.len();
                 for &r in &alive {
                     let list = &members.lists[r as usize];
                     let bottom = list
@@ -266,7 +228,10 @@ mod tests {
                 }
             }
         }
-        assert!(merged > 10_000, "only {merged} merges");
+        assert!(
+            merged[0] > 10_000 && merged[1] > 1_000,
+            "only {merged:?} merges"
+        );
     }
 
     /// On small packings, the exact search fits the merged problem at the
@@ -274,7 +239,7 @@ mod tests {
     #[test]
     fn small_packings_merged_still_fit_at_their_max_load() {
         for seed in 0..60 {
-            let (buffers, _, height) = swept(seed, 2 + seed as i64 % 5, 12);
+            let (buffers, _, height) = swept(4 + seed as usize % 9, seed, 2 + seed as i64 % 5);
             let (rects, members, alive) = merge_forced(&buffers);
             let coarse: Vec<Buffer> = alive
                 .iter()
