@@ -79,6 +79,17 @@ fn check(problem: &Problem, options: &Options, brute: &Option<Vec<i64>>, what: &
     outcome.status
 }
 
+/// Minimising on one thread with two restarts: cheap enough for
+/// thousands of instances.
+fn quick_minimize() -> Options {
+    Options {
+        objective: Objective::Minimize,
+        threads: 1,
+        restarts: Some(2),
+        ..Options::default()
+    }
+}
+
 /// [`check`] with the exact search alone, then with the default plan on
 /// one thread; the exact search's status.
 fn check_exact_and_auto(problem: &Problem, brute: &Option<Vec<i64>>, i: usize) -> Status {
@@ -125,12 +136,7 @@ fn links_match_brute_force_on_6000_random_instances() {
             _ => {}
         }
         // Minimising: valid, and never below what brute force allows.
-        let minimize = Options {
-            objective: Objective::Minimize,
-            threads: 1,
-            restarts: Some(2),
-            ..Options::default()
-        };
+        let minimize = quick_minimize();
         let outcome = plan(&problem, &minimize);
         if let Some(s) = &outcome.solution {
             validate(&problem, s).unwrap_or_else(|e| panic!("minimise {i}: {e}"));
@@ -395,12 +401,7 @@ fn the_conflict_bound_is_sound_against_brute_force() {
             continue;
         };
         checked += 1;
-        let options = Options {
-            objective: Objective::Minimize,
-            threads: 1,
-            restarts: Some(2),
-            ..Options::default()
-        };
+        let options = quick_minimize();
         let outcome = plan(&problem, &options);
         assert!(
             outcome.lower_bound <= lowest,
@@ -472,12 +473,7 @@ fn dense_pairwise_separations_match_brute_force() {
         let Some(lowest) = lowest_linked_height(&problem) else {
             continue;
         };
-        let minimize = Options {
-            objective: Objective::Minimize,
-            threads: 1,
-            restarts: Some(2),
-            ..Options::default()
-        };
+        let minimize = quick_minimize();
         let outcome = plan(&problem, &minimize);
         assert!(outcome.lower_bound <= lowest, "instance {i}");
         let Some(s) = outcome.solution.as_ref() else {

@@ -95,6 +95,10 @@ fn cover(
         rows[a * words + b / 64] |= 1 << (b % 64);
         rows[b * words + a / 64] |= 1 << (a % 64);
     };
+    let unset = |rows: &mut [u64], a: usize, b: usize| {
+        rows[a * words + b / 64] &= !(1 << (b % 64));
+        rows[b * words + a / 64] &= !(1 << (a % 64));
+    };
     let has = |rows: &[u64], a: usize, b: usize| rows[a * words + b / 64] >> (b % 64) & 1 == 1;
     // Pairs that must lie apart: separated, or alive together at full
     // size (no gaps, lifetimes overlapping). The separated ones of the
@@ -116,8 +120,7 @@ fn cover(
             let (a, b) = (&units[vertex[x] as usize], &units[vertex[y] as usize]);
             if a.gaps.is_empty() && b.gaps.is_empty() && a.lower < b.upper && b.lower < a.upper {
                 set(&mut apart, x, y);
-                uncovered[x * words + y / 64] &= !(1 << (y % 64));
-                uncovered[y * words + x / 64] &= !(1 << (x % 64));
+                unset(&mut uncovered, x, y);
             }
         }
     }
@@ -160,8 +163,7 @@ fn cover(
         for (i, &x) in clique.iter().enumerate() {
             for &y in &clique[i + 1..] {
                 if has(&uncovered, x, y) {
-                    uncovered[x * words + y / 64] &= !(1 << (y % 64));
-                    uncovered[y * words + x / 64] &= !(1 << (x % 64));
+                    unset(&mut uncovered, x, y);
                     left[x] -= 1;
                     left[y] -= 1;
                 }

@@ -8,7 +8,9 @@
 
 use std::time::Duration;
 
+use clap::builder::TypedValueParser;
 use clap::{ArgAction, Args, CommandFactory, Parser, Subcommand, ValueEnum};
+use minimalloc::gen::Family;
 use minimalloc::heuristic::Strategy;
 
 use crate::values::{
@@ -240,8 +242,8 @@ pub struct Gen {
     #[arg(long, value_name = "A", default_value = "1", value_parser = positive)]
     pub alignment: i64,
     /// step: sizes from 64 B to 8 MiB; long-lived: 2% of the buffers alive for 5-50% of the step, sizes from 16 B to 32 MiB; independent: sizes 10 B-10 MB whatever the lifetime; planted: a zero-waste packing cut by guillotine, whose optimum is its max load; swept: a zero-waste packing not cut by guillotine (holes refilled as pieces end), optimum the same; kernel: an accelerator kernel, alignment 32, up to half of all pairs separated
-    #[arg(long, value_name = "F", value_enum, default_value_t = FamilyName::Step)]
-    pub family: FamilyName,
+    #[arg(long, value_name = "F", default_value = "step", value_parser = family_names())]
+    pub family: Family,
     /// kernel: the share of all pairs of buffers that are separated (default: drawn from 0-0.5)
     #[arg(long, value_name = "FRACTION", value_parser = fraction)]
     pub separated: Option<f64>,
@@ -264,15 +266,11 @@ pub enum LifetimeKind {
     Exclusive,
 }
 
-/// `gen --family`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum FamilyName {
-    Step,
-    LongLived,
-    Independent,
-    Planted,
-    Swept,
-    Kernel,
+/// `gen --family`: the library's family names, each mapped to its
+/// family (one list, the library's).
+fn family_names() -> impl TypedValueParser<Value = Family> {
+    clap::builder::PossibleValuesParser::new(Family::ALL.map(Family::name))
+        .map(|name| Family::from_name(&name).unwrap_or_default())
 }
 
 /// Every yes/no flag of the place command: these take absl's forms.

@@ -20,7 +20,7 @@ mod values;
 use std::process::ExitCode;
 
 use clap::error::ErrorKind;
-use cli::{Command, FamilyName, Gen};
+use cli::{Command, Gen};
 use exit::Exit;
 use minimalloc::csv;
 use minimalloc::gen::{
@@ -82,14 +82,7 @@ fn gen(args: Gen) -> Result<Exit, Exit> {
         buffers: usize::try_from(args.buffers).map_err(|_| "--buffers: too many".to_string())?,
         seed: args.seed as u64,
         alignment: args.alignment,
-        family: match args.family {
-            FamilyName::Step => Family::Step,
-            FamilyName::LongLived => Family::LongLived,
-            FamilyName::Independent => Family::Independent,
-            FamilyName::Planted => Family::Planted,
-            FamilyName::Swept => Family::Swept,
-            FamilyName::Kernel => Family::Kernel,
-        },
+        family: args.family,
     };
     if args.memories && spec.family != Family::Kernel {
         return Err("--memories: only the kernel family has memories"
