@@ -191,10 +191,20 @@ impl Layout {
             })
             .collect();
 
-        // Load per time slot, then contention per buffer: the largest load
-        // along its pieces.
-        let mut load = vec![0i64; layout.times + 1];
-        for p in &layout.pieces {
+        let load = layout.load_per_slot();
+        layout.max_load = load.iter().copied().max().unwrap_or(0);
+        layout.load = load;
+        layout.aligned_bound = layout.aligned_bound();
+        layout.overlaps = layout.count_overlaps();
+        poll.tick(2 * n as u64)?;
+        layout.fixed_clash = layout.fixed_buffers_clash();
+        Ok(layout)
+    }
+
+    /// The load (sum of the pieces' heights) in each time slot.
+    fn load_per_slot(&self) -> Vec<i64> {
+        let mut load = vec![0i64; self.times + 1];
+        for p in &self.pieces {
             let h = p.upper - p.lower;
             load[p.first as usize] = load[p.first as usize].saturating_add(h);
             load[p.end as usize] = load[p.end as usize].saturating_sub(h);
@@ -205,13 +215,7 @@ impl Layout {
             *l = run;
         }
         load.pop();
-        layout.max_load = load.iter().copied().max().unwrap_or(0);
-        layout.load = load;
-        layout.aligned_bound = layout.aligned_bound();
-        layout.overlaps = layout.count_overlaps();
-        poll.tick(2 * n as u64)?;
-        layout.fixed_clash = layout.fixed_buffers_clash();
-        Ok(layout)
+        load
     }
 
     /// Each buffer's contention (the largest load along its pieces),

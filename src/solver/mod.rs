@@ -49,6 +49,7 @@ pub use params::Params;
 use search::{Part, RunEnd, Search, FREE};
 
 use crate::deadline::{Deadline, Poll, Stop};
+use crate::model::buffer::Buffer;
 use crate::model::problem::Problem;
 use crate::sweep::{self, Sweep};
 
@@ -163,17 +164,10 @@ fn search_sweep(
         vec![Preorder::of(&[])]
     };
     let traits = Traits::of(problem, sweep);
-    let mut ranks: Vec<Vec<u32>> = Vec::with_capacity(preorders.len());
-    for p in &preorders {
-        ranks.push(if params.static_preordering {
-            match p.ranks(&traits, poll) {
-                Ok(r) => r,
-                Err(stop) => return Verdict::Stopped(stop),
-            }
-        } else {
-            (0..problem.len() as u32).collect()
-        });
-    }
+    let ranks = match rankings(problem.len(), &preorders, &traits, params, poll) {
+        Ok(ranks) => ranks,
+        Err(stop) => return Verdict::Stopped(stop),
+    };
     stats.solved_by = preorders.iter().map(|&p| (p, 0)).collect();
 
     let n = buffers.len();
@@ -224,9 +218,30 @@ fn search_sweep(
         }
     }
 
-    // Buffers with no live piece go at their fixed offset, their hint if
-    // it fits, or 0.
-    let mut offsets = search.offset.clone();
+    Verdict::Solved(with_pieceless(buffers, search.offset.clone(), capacity))
+}
+
+/// Each preorder's ranking of the buffers (identity without static
+/// preordering).
+fn rankings(
+    n: usize,
+    preorders: &[Preorder],
+    traits: &[Traits],
+    params: &Params,
+    poll: &mut Poll<'_>,
+) -> Result<Vec<Vec<u32>>, Stop> {
+    preorders
+        .iter()
+        .map(|p| match params.static_preordering {
+            true => p.ranks(traits, poll),
+            false => Ok((0..n as u32).collect()),
+        })
+        .collect()
+}
+
+/// `offsets` with the buffers that have no live piece (the search never
+/// saw them) at their fixed offset, their hint if it fits, or 0.
+fn with_pieceless(buffers: &[Buffer], mut offsets: Vec<i64>, capacity: i64) -> Vec<i64> {
     for (b, o) in buffers.iter().zip(&mut offsets) {
         if *o == search::UNPLACED {
             *o = b
@@ -237,7 +252,7 @@ fn search_sweep(
                 .unwrap_or(0);
         }
     }
-    Verdict::Solved(offsets)
+    offsets
 }
 
 /// Solves one partition: hints first (briefly), then the orderings

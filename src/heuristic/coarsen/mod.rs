@@ -75,6 +75,35 @@ pub(crate) fn coarsen(
         .collect();
     let mut members = Members::singletons(n);
     let mut alive: Vec<u32> = (0..n as u32).collect();
+    let Some(unguided_made) = merge(&mut rects, &mut members, &mut alive, unguided, poll)? else {
+        return Ok(None);
+    };
+    if 2 * alive.len() > n {
+        return Ok(None);
+    }
+    let (coarse, at) = coarse_buffers(buffers, &rects, &members, &alive, poll)?;
+    // The coarse buffers are valid by construction; should one not be,
+    // the coarse level is simply not offered.
+    match Problem::new(problem.capacity(), coarse) {
+        Ok(problem) => Ok(Some(Coarse {
+            problem,
+            unguided: unguided_made,
+            at,
+        })),
+        Err(_) => Ok(None),
+    }
+}
+
+/// Merges rectangles in rounds; whether unguided stacks were made, or
+/// `None` when a large problem shows early that it will not halve.
+fn merge(
+    rects: &mut [Rect],
+    members: &mut Members,
+    alive: &mut Vec<u32>,
+    unguided: bool,
+    poll: &mut Poll<'_>,
+) -> Result<Option<bool>, Stop> {
+    let n = rects.len();
     // Rounds: the forced merges (see `forced`) until none is left, then
     // one kind of guess, the likeliest first, and back to the forced ones
     // (a right guess makes more of them). A wrong guess can end a zero-
@@ -100,7 +129,7 @@ pub(crate) fn coarsen(
         loop {
             let now = alive.len();
             spent += now;
-            if spent > budget || !forced_pass(&mut rects, &mut members, &mut alive, poll)? {
+            if spent > budget || !forced_pass(rects, members, alive, poll)? {
                 break;
             }
             // On large problems each pass costs sorting them all: passes
@@ -123,7 +152,7 @@ pub(crate) fn coarsen(
             if spent > budget {
                 break;
             }
-            let (r, m, a) = (&mut rects, &mut members, &mut alive);
+            let (r, m, a) = (&mut *rects, &mut *members, &mut *alive);
             match guess {
                 0 => chain_pass(r, m, a, true, poll)?,
                 1 => fitting_stack_pass(r, m, a, poll)?,
@@ -149,10 +178,20 @@ pub(crate) fn coarsen(
             return Ok(None);
         }
     }
-    if 2 * alive.len() > n {
-        return Ok(None);
-    }
-    let mut at = alloc::vec![(0u32, 0i64); n];
+    Ok(Some(unguided_made))
+}
+
+/// The buffers of the coarse problem (one per rectangle left), and where
+/// each buffer of the original lies: (its coarse buffer, its offset in it).
+#[allow(clippy::type_complexity)]
+fn coarse_buffers(
+    buffers: &[Buffer],
+    rects: &[Rect],
+    members: &Members,
+    alive: &[u32],
+    poll: &mut Poll<'_>,
+) -> Result<(Vec<Buffer>, Vec<(u32, i64)>), Stop> {
+    let mut at = alloc::vec![(0u32, 0i64); buffers.len()];
     let mut coarse: Vec<Buffer> = Vec::with_capacity(alive.len());
     for (k, &r) in alive.iter().enumerate() {
         let rect = rects[r as usize];
@@ -171,16 +210,7 @@ pub(crate) fn coarsen(
         coarse.push(buffer);
         poll.tick(1 + list.len() as u64)?;
     }
-    // The coarse buffers are valid by construction; should one not be,
-    // the coarse level is simply not offered.
-    match Problem::new(problem.capacity(), coarse) {
-        Ok(problem) => Ok(Some(Coarse {
-            problem,
-            unguided: unguided_made,
-            at,
-        })),
-        Err(_) => Ok(None),
-    }
+    Ok((coarse, at))
 }
 
 #[cfg(test)]

@@ -59,8 +59,39 @@ pub(super) fn exact_window(
         buffer.alignment = layout.align[b];
         buffers.push(buffer);
     }
-    // What is in use around the window, as blocks that run over the
-    // slots where the same interval is in use.
+    held_blocks((occ, time), (base, capacity), &mut buffers, poll)?;
+    let Ok(problem) = Problem::new(capacity, buffers) else {
+        return Ok(None);
+    };
+    let params = crate::solver::Params {
+        node_limit: Some(EXACT_NODES),
+        ..crate::solver::Params::default()
+    };
+    let (verdict, stats) = crate::solver::solve(&problem, capacity, &params, poll.deadline());
+    poll.tick(64 * stats.nodes + 16 * problem.len() as u64)?;
+    let crate::solver::Verdict::Solved(offsets) = verdict else {
+        return Ok(None);
+    };
+    placed.clear();
+    let mut top = i64::MIN;
+    for (i, &x) in window.iter().enumerate() {
+        let at = offsets[i] + base;
+        placed.push(at);
+        top = top.max(at + layout.size[x as usize]);
+    }
+    Ok(Some(top))
+}
+
+/// Appends to `buffers` what is in use around the window between `base`
+/// and `base + capacity`, shifted down by `base`: fixed blocks, each
+/// running over the slots of `time` where the same interval is in use.
+fn held_blocks(
+    (occ, time): (&Occupancy, &LocalTime),
+    (base, capacity): (i64, i64),
+    buffers: &mut Vec<crate::model::problem::Buffer>,
+    poll: &mut Poll<'_>,
+) -> Result<(), Stop> {
+    use crate::model::problem::Buffer;
     let slots = time.slots() as u32;
     let mut open: alloc::collections::BTreeMap<(i64, i64), u32> = Default::default();
     let mut now: Vec<(i64, i64)> = Vec::new();
@@ -86,31 +117,12 @@ pub(super) fn exact_window(
         );
         for &(k, from) in &closed {
             open.remove(&k);
-            block(&mut buffers, k, from, t);
+            block(buffers, k, from, t);
         }
         for &k in &now {
             open.entry(k).or_insert(t);
         }
         poll.tick(4 + now.len() as u64)?;
     }
-    let Ok(problem) = Problem::new(capacity, buffers) else {
-        return Ok(None);
-    };
-    let params = crate::solver::Params {
-        node_limit: Some(EXACT_NODES),
-        ..crate::solver::Params::default()
-    };
-    let (verdict, stats) = crate::solver::solve(&problem, capacity, &params, poll.deadline());
-    poll.tick(64 * stats.nodes + 16 * problem.len() as u64)?;
-    let crate::solver::Verdict::Solved(offsets) = verdict else {
-        return Ok(None);
-    };
-    placed.clear();
-    let mut top = i64::MIN;
-    for (i, &x) in window.iter().enumerate() {
-        let at = offsets[i] + base;
-        placed.push(at);
-        top = top.max(at + layout.size[x as usize]);
-    }
-    Ok(Some(top))
+    Ok(())
 }
