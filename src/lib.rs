@@ -56,6 +56,8 @@ pub mod load;
 mod math;
 pub mod model;
 pub mod plan;
+#[cfg(feature = "constraints")]
+mod reuse;
 mod rng;
 #[cfg(not(feature = "std"))]
 mod runtime;

@@ -1,6 +1,6 @@
 //! Declaring what a compiler pass says beyond lifetimes and sizes:
-//! colocations, separations and pools, each checked as it comes and
-//! refused, changing nothing, when it cannot hold.
+//! colocations, separations, reuse penalties and pools, each checked as
+//! it comes and refused, changing nothing, when it cannot hold.
 
 use alloc::vec::Vec;
 
@@ -99,6 +99,44 @@ impl Problem {
         }
         self.links.separations.push(group);
         Ok(())
+    }
+
+    /// Declares that buffers `a` and `b` may share bytes at a `cost` (a
+    /// reuse penalty: a pipeline stall, a false dependency): the penalty
+    /// objective fits the capacity, then pays as little as it can. A pair
+    /// declared again costs the sum. Pairs alive together or separated
+    /// never share (their cost is never paid); colocated pairs always do.
+    /// Refused, changing nothing, if a buffer does not exist, `a == b`,
+    /// the cost is negative, or the costs of all pairs together would
+    /// pass 2^63-1.
+    pub fn penalize(&mut self, a: usize, b: usize, cost: i64) -> Result<(), Error> {
+        let pair = members_of(self, &[a, b])?;
+        if pair.len() < 2 {
+            return Err(self.link_error(a as u32, a as u32, LinkError::SelfPenalty));
+        }
+        let (a, b) = (pair[0], pair[1]);
+        if cost < 0 {
+            return Err(self.link_error(a, b, LinkError::NegativePenalty { cost }));
+        }
+        let total = self
+            .links
+            .penalties
+            .values()
+            .try_fold(cost, |sum, &c| sum.checked_add(c));
+        if total.is_none() {
+            return Err(self.link_error(a, b, LinkError::PenaltiesOverflow));
+        }
+        *self.links.penalties.entry((a, b)).or_insert(0) += cost;
+        Ok(())
+    }
+
+    /// The reuse penalties: (first buffer, second buffer, cost), the lower
+    /// index first, in increasing order of the pair.
+    pub fn penalties(&self) -> impl Iterator<Item = (usize, usize, i64)> + '_ {
+        self.links
+            .penalties
+            .iter()
+            .map(|(&(a, b), &cost)| (a as usize, b as usize, cost))
     }
 
     /// The colocation groups (disjoint, each sorted).

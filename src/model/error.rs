@@ -269,6 +269,15 @@ pub enum LinkError {
         /// The latest end of a lifetime.
         upper: i64,
     },
+    /// A reuse penalty between a buffer and itself.
+    SelfPenalty,
+    /// A reuse penalty with a negative cost.
+    NegativePenalty {
+        /// The cost given.
+        cost: i64,
+    },
+    /// Reuse penalties whose costs add up past 2^63-1.
+    PenaltiesOverflow,
 }
 
 #[cfg(feature = "constraints")]
@@ -311,6 +320,13 @@ impl LinkError {
                 "separated, but a lifetime ends at {}, too late to leave time for separations",
                 &[I(upper)],
             ),
+            LinkError::SelfPenalty => f.put("a reuse penalty needs two different buffers"),
+            LinkError::NegativePenalty { cost } => {
+                fill(f, "reuse penalty must not be negative, got {}", &[I(cost)])
+            }
+            LinkError::PenaltiesOverflow => {
+                f.put("reuse penalties would add up past 2^63-1 in all")
+            }
         }
     }
 }

@@ -1,6 +1,7 @@
 //! What compiler passes say about buffers beyond lifetimes and sizes:
-//! colocations (buffers that alias: one offset for all) and separations
-//! (buffers that may not share a byte, whatever their lifetimes).
+//! colocations (buffers that alias: one offset for all), separations
+//! (buffers that may not share a byte, whatever their lifetimes) and reuse
+//! penalties (pairs that may share bytes, at a cost).
 //!
 //! The problem keeps them as declared and checks them as they come
 //! (`declare.rs`); the planner lowers them to plain buffers
@@ -8,9 +9,10 @@
 //! validator checks them from their definition. This file holds the
 //! groups and their indexes alone.
 
+use alloc::collections::BTreeMap;
 use alloc::vec::Vec;
 
-/// The colocations and separations of a problem.
+/// The colocations, separations and reuse penalties of a problem.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Links {
     /// Disjoint groups of two or more buffers sharing one offset, sorted.
@@ -22,10 +24,15 @@ pub struct Links {
     /// or past the end: none) and the separations it is in.
     pub(super) group: Vec<u32>,
     pub(super) separated_in: Vec<Vec<u32>>,
+    /// Reuse penalties: what a pair (the lower index first) costs when the
+    /// two share a byte. They change no placement's validity, only what it
+    /// costs, so they are not lowered.
+    pub(crate) penalties: BTreeMap<(u32, u32), i64>,
 }
 
 impl Links {
-    /// Whether there are no colocations and no separations.
+    /// Whether there are no colocations and no separations (penalties,
+    /// which constrain nothing, do not count).
     pub fn is_empty(&self) -> bool {
         self.colocations.is_empty() && self.separations.is_empty()
     }

@@ -97,7 +97,8 @@ fn plan_linked(problem: &Problem, options: &Options) -> Outcome {
     #[cfg(feature = "heuristics")]
     let late: Option<&LateBound<'_>> = match options.objective {
         Objective::Minimize => Some(&clique),
-        Objective::Fit => None,
+        // Fit (the penalty objective fits below this layer).
+        _ => None,
     };
     #[cfg(not(feature = "heuristics"))]
     let late = None;
@@ -105,7 +106,7 @@ fn plan_linked(problem: &Problem, options: &Options) -> Outcome {
     let floor = match options.objective {
         // The lowered problem's max load is the original's (one lowering).
         Objective::Minimize => load,
-        Objective::Fit => {
+        _ => {
             let capacity = problem.capacity();
             let deadline = options.deadline();
             let (weight, members) = crate::clique::heaviest_clique(
@@ -184,15 +185,15 @@ fn plan_with_heuristics(
         Err(stop) => {
             let mut outcome = match options.objective {
                 Objective::Minimize => minimize::stopped_early(problem, stop),
-                Objective::Fit => Outcome::empty(0).stop(stop),
+                _ => Outcome::empty(0).stop(stop),
             };
             outcome.stats.elapsed = deadline.elapsed();
             return outcome;
         }
     };
     let mut outcome = match options.objective {
-        Objective::Fit => fit::fit(&work),
         Objective::Minimize => minimize::minimize(&work),
+        _ => fit::fit(&work),
     };
     outcome.stats.elapsed = work.deadline.elapsed();
     outcome

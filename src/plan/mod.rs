@@ -6,6 +6,8 @@
 //! - `spill` (several pools: which buffers go where) above `arena` (one
 //!   arena: links lowered, then the objective's plan, and an explanation
 //!   when it cannot fit);
+//! - `penalty` (the least reuse penalty) above both: it fits the problem
+//!   with more and more of its penalised pairs separated;
 //! - `fit` (below a capacity) and `minimize` (the lowest height): what
 //!   each objective needs of the parts below, and how its answer is read;
 //! - `schedule`: the work both share, the portfolio of placements, local
@@ -23,6 +25,8 @@ mod fit;
 mod minimize;
 mod options;
 mod outcome;
+#[cfg(feature = "constraints")]
+mod penalty;
 #[cfg(feature = "heuristics")]
 mod schedule;
 #[cfg(feature = "constraints")]
@@ -31,7 +35,7 @@ mod spill;
 pub use options::*;
 pub use outcome::{describe, Outcome, Status};
 #[cfg(feature = "constraints")]
-pub use outcome::{Conflict, PoolReport, Pooled};
+pub use outcome::{Conflict, PenaltyReport, PoolReport, Pooled};
 
 use crate::model::problem::Problem;
 
@@ -40,6 +44,10 @@ use crate::model::problem::Problem;
 /// With pools, the spilling step shares the buffers out and plans each
 /// pool as an arena; without, the problem is one arena.
 pub fn plan(problem: &Problem, options: &Options) -> Outcome {
+    #[cfg(feature = "constraints")]
+    if options.objective == Objective::Penalty {
+        return penalty::plan_penalty(problem, options);
+    }
     #[cfg(feature = "constraints")]
     if !problem.pools().is_empty() {
         return spill::plan_pools(problem, options);

@@ -21,6 +21,10 @@ pub enum Objective {
     /// The lowest height (the capacity is an upper bound).
     #[cfg(feature = "heuristics")]
     Minimize,
+    /// A placement below the capacity (in every pool) that pays the least
+    /// in reuse penalties (see [`crate::Problem::penalize`]).
+    #[cfg(feature = "constraints")]
+    Penalty,
 }
 
 /// Which strategies may run.

@@ -60,6 +60,21 @@ pub struct Outcome {
     /// offset in it.
     #[cfg(feature = "constraints")]
     pub pooled: Option<Pooled>,
+    /// With the penalty objective: what the placement pays, and a proven
+    /// lower bound on what any placement below the capacity pays.
+    #[cfg(feature = "constraints")]
+    pub penalty: Option<PenaltyReport>,
+}
+
+/// What a placement pays in reuse penalties, and the least any can pay.
+#[cfg(feature = "constraints")]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct PenaltyReport {
+    /// The summed costs of the penalised pairs whose bytes meet.
+    pub cost: i64,
+    /// No placement below the capacity pays less (equal to `cost` when
+    /// proven optimal).
+    pub lower_bound: i64,
 }
 
 impl Outcome {
@@ -82,6 +97,8 @@ impl Outcome {
             conflict: None,
             #[cfg(feature = "constraints")]
             pooled: None,
+            #[cfg(feature = "constraints")]
+            penalty: None,
         }
     }
 

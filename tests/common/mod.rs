@@ -262,3 +262,87 @@ pub fn brute_force_with(
         None
     }
 }
+
+/// The least reuse penalty of any valid placement of a tiny linked
+/// problem (`None`: nothing fits), by enumerating every placement: each
+/// buffer at each aligned offset below the capacity (or its fixed one),
+/// kept when it conflicts with no buffer placed before it (time, gaps,
+/// windows, colocations, separations, all from their definitions), and
+/// priced by the penalised pairs whose bytes meet.
+pub fn least_penalty(problem: &Problem) -> Option<i64> {
+    let bs = problem.buffers();
+    let n = bs.len();
+    let mut colocated = vec![vec![false; n]; n];
+    let mut separated = vec![vec![false; n]; n];
+    for (groups, table) in [
+        (problem.colocations(), &mut colocated),
+        (problem.separations(), &mut separated),
+    ] {
+        for g in groups {
+            for &a in g {
+                for &b in g {
+                    table[a as usize][b as usize] = a != b;
+                }
+            }
+        }
+    }
+    let mut cost = vec![vec![0i64; n]; n];
+    for (a, b, c) in problem.penalties() {
+        cost[a][b] += c;
+        cost[b][a] += c;
+    }
+    let meet = |i: usize, oi: i64, j: usize, oj: i64| oi < oj + bs[j].size && oj < oi + bs[i].size;
+    let fits = |i: usize, oi: i64, j: usize, oj: i64| {
+        if colocated[i][j] {
+            oi == oj
+        } else if separated[i][j] {
+            !meet(i, oi, j, oj)
+        } else {
+            !conflict(&bs[i], oi, &bs[j], oj)
+        }
+    };
+    let domain = |i: usize| -> Vec<i64> {
+        match bs[i].offset {
+            Some(f) => vec![f],
+            None => (0..=problem.capacity() - bs[i].size)
+                .filter(|o| o % bs[i].alignment == 0)
+                .collect(),
+        }
+    };
+    let domains: Vec<Vec<i64>> = (0..n).map(domain).collect();
+    let mut best: Option<i64> = None;
+    let mut offsets = vec![0i64; n];
+    fn go(
+        i: usize,
+        paid: i64,
+        offsets: &mut Vec<i64>,
+        best: &mut Option<i64>,
+        domains: &[Vec<i64>],
+        fits: &dyn Fn(usize, i64, usize, i64) -> bool,
+        price: &dyn Fn(usize, i64, usize, i64) -> i64,
+    ) {
+        if best.is_some_and(|b| paid >= b) {
+            return;
+        }
+        if i == offsets.len() {
+            *best = Some(best.map_or(paid, |b| b.min(paid)));
+            return;
+        }
+        for &o in &domains[i] {
+            if (0..i).all(|j| fits(i, o, j, offsets[j])) {
+                let more: i64 = (0..i).map(|j| price(i, o, j, offsets[j])).sum();
+                offsets[i] = o;
+                go(i + 1, paid + more, offsets, best, domains, fits, price);
+            }
+        }
+    }
+    let price = |i: usize, oi: i64, j: usize, oj: i64| {
+        if cost[i][j] > 0 && meet(i, oi, j, oj) {
+            cost[i][j]
+        } else {
+            0
+        }
+    };
+    go(0, 0, &mut offsets, &mut best, &domains, &fits, &price);
+    best
+}

@@ -1,0 +1,232 @@
+//! The penalty objective: fit the capacity (every pool), then pay as
+//! little as possible for the penalised pairs whose bytes meet.
+//!
+//! A branch and bound over which penalised pairs are kept apart. A node
+//! separates some pairs (`apart`: declared as separations on a copy of the
+//! problem) and pays for others (`paid`: the node's bound is their summed
+//! cost); every other pair is free. Fitting the node's problem either
+//! proves that nothing fits (the node and all below it are dropped: more
+//! separations only make it harder) or gives a placement. If no pair
+//! shares bytes there except paid ones, that placement costs at most the
+//! node's bound, which no placement below the node can beat: the node is
+//! done. Otherwise the dearest such pair splits the node in two: kept
+//! apart, or paid for (the paid child keeps the placement, which is still
+//! valid there, and needs no new fit).
+//!
+//! Complete: any placement `q` below the capacity follows one path down
+//! (at each split, the child where `q` keeps the pair apart or pays for
+//! it), and that path ends at a node done with a placement costing at
+//! most what `q` pays, or at a node whose bound, at most what `q` pays,
+//! was already met. So when the search ends, the best placement found
+//! is optimal; stopped early, the least bound among the nodes left open
+//! (and those whose fit could neither place nor refuse) is a proven
+//! lower bound. The proofs are the fitting's own: exact where the exact
+//! search can refuse (see [`crate::solver`]), and otherwise the search
+//! says it is not proven.
+
+use alloc::vec::Vec;
+use core::time::Duration;
+
+use super::arena::plan_arena;
+#[cfg(feature = "heuristics")]
+use super::options::Method;
+use super::options::{Objective, Options, Source};
+use super::outcome::{Outcome, PenaltyReport, Status};
+use super::spill::plan_pools;
+use crate::deadline::Deadline;
+use crate::model::problem::Problem;
+use crate::reuse;
+use crate::solution::Solution;
+
+/// Fits one node may take when there is no timeout: the search then ends
+/// after this many, its bound said.
+const NODE_NODES: u64 = 1_000_000;
+/// Fits the whole search may make when there is no timeout.
+const FITS: u64 = 10_000;
+
+/// What fitting a node's problem gave.
+enum Probe {
+    /// A placement below the capacity.
+    Found(Vec<i64>, Option<Source>),
+    /// Proven: nothing fits.
+    Infeasible,
+    /// Neither, within its share of the time or nodes.
+    Unknown,
+}
+
+/// A node of the search: pairs kept apart, pairs paid for (as indices into
+/// the penalised pairs), what those cost, and a placement of the node's
+/// problem when one is known.
+struct Node {
+    apart: Vec<u32>,
+    paid: Vec<u32>,
+    bound: i64,
+    placement: Option<Vec<i64>>,
+}
+
+pub(super) fn plan_penalty(problem: &Problem, options: &Options) -> Outcome {
+    let deadline = options.deadline();
+    let fit = Options {
+        objective: Objective::Fit,
+        ..options.clone()
+    };
+    // The root: the problem as it is. Whatever it says stands when it
+    // places nothing (infeasible, stopped, not found).
+    let mut outcome = place(problem, &fit, &deadline, false);
+    outcome.stats.elapsed = deadline.elapsed();
+    // (With pools, a plan that could not place every buffer may still
+    // hold the placement of those it did: that is no root either.)
+    let root = match (outcome.status, outcome.solution.as_ref()) {
+        (Status::Solved, Some(s)) => s.offsets.clone(),
+        _ => return outcome,
+    };
+    let pairs: Vec<(usize, usize, i64)> = problem.penalties().collect();
+    let mut best = (reuse::cost(problem, &root), root.clone(), outcome.source);
+    #[cfg(feature = "heuristics")]
+    {
+        // First-fit's own placement, so that the answer never pays more
+        // than it (the root may come from another strategy).
+        let first_fit = Options {
+            method: Method::Heuristic(crate::heuristic::Strategy::FirstFit),
+            restarts: Some(0),
+            ..fit.clone()
+        };
+        let candidate = place(problem, &first_fit, &deadline, false);
+        if let (Status::Solved, Some(s)) = (candidate.status, candidate.solution) {
+            let cost = reuse::cost(problem, &s.offsets);
+            if cost < best.0 {
+                best = (cost, s.offsets, candidate.source);
+            }
+        }
+    }
+    let mut open = alloc::vec![Node {
+        apart: Vec::new(),
+        paid: Vec::new(),
+        bound: 0,
+        placement: Some(root),
+    }];
+    // The least bound of the nodes whose fit said neither yes nor no.
+    let mut unresolved = i64::MAX;
+    let mut fits = 0u64;
+    let timed = deadline.remaining().is_some();
+    while let Some(node) = open.pop() {
+        if node.bound >= best.0 {
+            continue;
+        }
+        if deadline.check().is_err() || (!timed && fits >= FITS) {
+            open.push(node);
+            break;
+        }
+        let placement = match node.placement {
+            Some(placement) => placement,
+            None => {
+                fits += 1;
+                match probe(problem, &pairs, &node.apart, &fit, &deadline) {
+                    Probe::Found(offsets, source) => {
+                        let cost = reuse::cost(problem, &offsets);
+                        if cost < best.0 {
+                            best = (cost, offsets.clone(), source);
+                        }
+                        offsets
+                    }
+                    Probe::Infeasible => continue,
+                    Probe::Unknown => {
+                        unresolved = unresolved.min(node.bound);
+                        continue;
+                    }
+                }
+            }
+        };
+        // The dearest pair sharing bytes here that the node does not pay.
+        let split = reuse::sharing(problem, &placement)
+            .into_iter()
+            .filter_map(|(a, b, cost)| {
+                let k = pairs.binary_search_by(|p| (p.0, p.1).cmp(&(a, b))).ok()? as u32;
+                (!node.paid.contains(&k)).then_some((cost, k))
+            })
+            .max();
+        let Some((cost, k)) = split else {
+            continue; // done: nothing below pays less than this placement
+        };
+        // Paid for: the same placement stands there. Kept apart: a fit.
+        // The kept-apart child is searched first (it pays nothing more).
+        let mut paid = node.paid.clone();
+        paid.push(k);
+        open.push(Node {
+            apart: node.apart.clone(),
+            paid,
+            bound: node.bound.saturating_add(cost),
+            placement: Some(placement),
+        });
+        let mut apart = node.apart;
+        apart.push(k);
+        open.push(Node {
+            apart,
+            paid: node.paid,
+            bound: node.bound,
+            placement: None,
+        });
+    }
+    let left = open.iter().map(|n| n.bound).min().unwrap_or(i64::MAX);
+    let lower_bound = best.0.min(left).min(unresolved);
+    outcome.penalty = Some(PenaltyReport {
+        cost: best.0,
+        lower_bound,
+    });
+    outcome.optimal = lower_bound >= best.0;
+    outcome.solution = Some(Solution { offsets: best.1 });
+    outcome.source = best.2;
+    if let Err(stop) = deadline.check() {
+        outcome = outcome.stop(stop);
+    }
+    outcome.stats.elapsed = deadline.elapsed();
+    outcome
+}
+
+/// Fits `problem` with the pairs `apart` (indices into `pairs`) separated.
+fn probe(
+    problem: &Problem,
+    pairs: &[(usize, usize, i64)],
+    apart: &[u32],
+    fit: &Options,
+    deadline: &Deadline<'_>,
+) -> Probe {
+    let mut separated = problem.clone();
+    for &k in apart {
+        let (a, b, _) = pairs[k as usize];
+        // A pair that cannot be declared apart (colocated: it always
+        // shares) has no placement that keeps it apart.
+        if separated.separate(&[a, b]).is_err() {
+            return Probe::Infeasible;
+        }
+    }
+    let outcome = place(&separated, fit, deadline, true);
+    match (outcome.status, outcome.solution) {
+        (Status::Solved, Some(s)) => Probe::Found(s.offsets, outcome.source),
+        (Status::Infeasible, _) => Probe::Infeasible,
+        _ => Probe::Unknown,
+    }
+}
+
+/// Fits `problem` (in its pools, if any) within the time `deadline` has
+/// left; a `share` of it only (a quarter) when other nodes wait, so that
+/// one hard node does not end the search. Without a timeout a node's
+/// exact search stops after `NODE_NODES`.
+fn place(problem: &Problem, fit: &Options, deadline: &Deadline<'_>, share: bool) -> Outcome {
+    let mut options = fit.clone();
+    match deadline.remaining() {
+        Some(left) => {
+            let left = if share { left / 4 } else { left };
+            options.timeout = Some(left.max(Duration::from_millis(1)));
+        }
+        None if share => {
+            let limit = options.solver.node_limit.unwrap_or(NODE_NODES);
+            options.solver.node_limit = Some(limit.min(NODE_NODES));
+        }
+        None => {}
+    }
+    match problem.pools().is_empty() {
+        true => plan_arena(problem, &options),
+        false => plan_pools(problem, &options),
+    }
+}
