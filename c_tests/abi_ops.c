@@ -96,7 +96,7 @@ void minimalloc_abi_drive(const uint8_t *data, size_t size) {
     minimalloc_solution **slot = &s[which];
     /* A third of the operations add a buffer: problems grow big enough
      * for the solves to have work. */
-    op = op % 36 >= 24 ? 1 : op % 24;
+    op = op % 38 >= 25 ? 1 : op % 25;
     switch (op) {
       case 0:
         minimalloc_problem_free(p);
@@ -225,6 +225,14 @@ void minimalloc_abi_drive(const uint8_t *data, size_t size) {
         minimalloc_solution_offsets(*slot, byte(&r) & 1 ? offsets : NULL, room);
         minimalloc_solution_pools(*slot, byte(&r) & 1 ? pools : NULL, room);
         if (*slot && minimalloc_solution_height(*slot) < 0) abort();
+        {
+          /* What a placement pays is never below its proven least, nor
+           * the least below 0. */
+          int64_t cost = -1, least = -1;
+          minimalloc_status st = minimalloc_solution_penalty(
+              *slot, byte(&r) & 1 ? &cost : NULL, &least);
+          if (st == MINIMALLOC_STATUS_OK && !(0 <= least && least <= cost)) abort();
+        }
         if (!*slot && minimalloc_solution_height(*slot) != -1) abort();
         break;
       }
@@ -254,6 +262,10 @@ void minimalloc_abi_drive(const uint8_t *data, size_t size) {
         check_string(minimalloc_last_error(), 0);
         check_string(minimalloc_status_str((minimalloc_status)(int)value(&r)), 0);
         check_string(minimalloc_version(), 0);
+        break;
+      case 23:
+        minimalloc_problem_penalize(p, index_of(&r, len), index_of(&r, len),
+                                    byte(&r) & 1 ? value(&r) : byte(&r));
         break;
       case 22:
         /* Releasing NULL is a no-op. */

@@ -292,6 +292,61 @@ static void test_pools(int tiny) {
   minimalloc_problem_free(p);
 }
 
+/* Reuse penalties: a, b and c one after another, d alive beside b and c,
+ * room for two side by side: b and c must share (they pay 1), a may go
+ * above b (paying 5) or beside d (paying nothing). The objective pays 1,
+ * proven; fitting alone reports what its placement pays, bound 0. Bad
+ * penalties are refused and change nothing; the tiny build has none. */
+static void test_penalties(int tiny) {
+  static const test_buffer b[4] = {{0, 2, 64}, {2, 4, 64}, {4, 6, 64}, {2, 6, 64}};
+  minimalloc_problem *p = minimalloc_problem_new(128);
+  minimalloc_options *o = minimalloc_options_new();
+  minimalloc_solution *s = NULL;
+  size_t i, index;
+  int64_t offset[4], cost = -1, least = -1;
+  for (i = 0; i < 4; i++) {
+    assert(minimalloc_problem_add_buffer(p, b[i].lower, b[i].upper, b[i].size, 1, &index) ==
+           MINIMALLOC_STATUS_OK);
+  }
+  if (tiny) {
+    assert(minimalloc_problem_penalize(p, 0, 1, 5) == MINIMALLOC_STATUS_UNSUPPORTED);
+    assert(minimalloc_options_set_objective(o, MINIMALLOC_OBJECTIVE_PENALTY) ==
+           MINIMALLOC_STATUS_UNSUPPORTED);
+    minimalloc_options_free(o);
+    minimalloc_problem_free(p);
+    return;
+  }
+  assert(minimalloc_problem_penalize(p, 0, 1, 5) == MINIMALLOC_STATUS_OK);
+  assert(minimalloc_problem_penalize(p, 2, 1, 1) == MINIMALLOC_STATUS_OK);
+  assert(minimalloc_problem_penalize(p, 1, 1, 1) == MINIMALLOC_STATUS_INVALID_ARGUMENT);
+  assert(strstr(minimalloc_problem_last_error(p), "two different buffers") != NULL);
+  assert(minimalloc_problem_penalize(p, 0, 1, -2) == MINIMALLOC_STATUS_INVALID_ARGUMENT);
+  assert(strstr(minimalloc_problem_last_error(p), "must not be negative") != NULL);
+  assert(minimalloc_problem_penalize(p, 0, 4, 1) == MINIMALLOC_STATUS_INVALID_ARGUMENT);
+  assert(minimalloc_problem_penalize(p, 1, 2, INT64_MAX) == MINIMALLOC_STATUS_INVALID_ARGUMENT);
+  assert(strstr(minimalloc_problem_last_error(p), "past 2^63-1") != NULL);
+  assert(minimalloc_problem_penalize(NULL, 0, 1, 1) == MINIMALLOC_STATUS_NULL_POINTER);
+  assert(minimalloc_options_set_objective(o, MINIMALLOC_OBJECTIVE_PENALTY) == MINIMALLOC_STATUS_OK);
+  assert(minimalloc_solve_with(p, o, &s) == MINIMALLOC_STATUS_OK);
+  assert(minimalloc_solution_offsets(s, offset, 4) == MINIMALLOC_STATUS_OK);
+  assert(minimalloc_solution_penalty(s, &cost, &least) == MINIMALLOC_STATUS_OK);
+  assert(cost == 1 && least == 1 && offset[0] != offset[1] && offset[1] == offset[2]);
+  assert(minimalloc_options_optimal(o) == 1);
+  assert(minimalloc_solution_penalty(s, NULL, &least) == MINIMALLOC_STATUS_NULL_POINTER);
+  assert(minimalloc_solution_penalty(NULL, &cost, &least) == MINIMALLOC_STATUS_NULL_POINTER);
+  minimalloc_solution_free(s);
+  s = NULL;
+  assert(minimalloc_options_set_objective(o, MINIMALLOC_OBJECTIVE_FIT) == MINIMALLOC_STATUS_OK);
+  assert(minimalloc_solve_with(p, o, &s) == MINIMALLOC_STATUS_OK);
+  assert(minimalloc_solution_offsets(s, offset, 4) == MINIMALLOC_STATUS_OK);
+  assert(minimalloc_solution_penalty(s, &cost, &least) == MINIMALLOC_STATUS_OK);
+  assert(least == 0);
+  assert(cost == (offset[0] == offset[1] ? 5 : 0) + 1);
+  minimalloc_solution_free(s);
+  minimalloc_options_free(o);
+  minimalloc_problem_free(p);
+}
+
 int main(int argc, char **argv) {
   int tiny;
   assert(argc == 3);
@@ -300,6 +355,7 @@ int main(int argc, char **argv) {
   test_repacking(tiny);
   test_conflict(tiny);
   test_pools(tiny);
+  test_penalties(tiny);
   test_progress(argv[1], tiny);
   printf("model_test: ok\n");
   return 0;

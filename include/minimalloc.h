@@ -114,6 +114,12 @@ typedef enum minimalloc_objective {
    * build).
    */
   MINIMALLOC_OBJECTIVE_MINIMIZE = 1,
+  /**
+   * A placement below the capacity (every pool) that pays the least
+   * for penalised pairs sharing bytes (`minimalloc_problem_penalize`);
+   * read it with `minimalloc_solution_penalty`. Not in the tiny build.
+   */
+  MINIMALLOC_OBJECTIVE_PENALTY = 2,
 } minimalloc_objective;
 
 /**
@@ -244,6 +250,94 @@ const char *minimalloc_status_str(minimalloc_status status);
 const char *minimalloc_version(void);
 
 /**
+ * Declares that buffers `indices[0..n]` share one offset: they alias
+ * (XLA's colocated buffers, an in-place update). Each keeps its lifetime
+ * and size; the group is placed as one unit, live where any member is
+ * live and as tall as its tallest live member. Groups that share a
+ * buffer merge. A member that does not exist, members fixed at different
+ * offsets (or at an offset that misaligns or overflows the group), or
+ * members also separated make it an invalid argument that changes
+ * nothing. The tiny build returns `MINIMALLOC_STATUS_UNSUPPORTED`.
+ *
+ * # Safety
+ * `problem` is NULL or a live handle; `indices` is NULL or has `n`
+ * readable elements.
+ */
+enum minimalloc_status minimalloc_problem_colocate(struct minimalloc_problem *problem,
+                                                   const size_t *indices,
+                                                   size_t n);
+
+/**
+ * Declares that no two of buffers `indices[0..n]` may share a byte,
+ * whatever their lifetimes (buffers of different pipelines, of an
+ * accelerator's two banks...). Members that do not exist, or two that
+ * are colocated, make it an invalid argument that changes nothing. The
+ * tiny build returns `MINIMALLOC_STATUS_UNSUPPORTED`.
+ *
+ * # Safety
+ * `problem` is NULL or a live handle; `indices` is NULL or has `n`
+ * readable elements.
+ */
+enum minimalloc_status minimalloc_problem_separate(struct minimalloc_problem *problem,
+                                                   const size_t *indices,
+                                                   size_t n);
+
+/**
+ * Declares that buffers `a` and `b` may share bytes at a `cost` (a reuse
+ * penalty: a pipeline stall, a false dependency); the same pair again
+ * costs the sum. Only `MINIMALLOC_OBJECTIVE_PENALTY` looks at it: it fits
+ * the capacity, then pays as little as it can. A buffer that does not
+ * exist, `a == b`, a negative cost, or costs that would add up past
+ * 2^63-1 make it an invalid argument that changes nothing. The tiny
+ * build returns `MINIMALLOC_STATUS_UNSUPPORTED`.
+ *
+ * # Safety
+ * `problem` is NULL or a live handle.
+ */
+enum minimalloc_status minimalloc_problem_penalize(struct minimalloc_problem *problem,
+                                                   size_t a,
+                                                   size_t b,
+                                                   int64_t cost);
+
+/**
+ * Adds a memory pool to `problem`: `name` (may be NULL) for reports,
+ * every buffer placed in it ends at or below `capacity`, its offsets are
+ * multiples of `alignment` and its buffers' addresses are `base` plus
+ * their offsets. Writes its index to `out_index`. Buffers may go to any
+ * pool, in the order added, unless `minimalloc_problem_set_pools` says
+ * otherwise; a fitting solve fills preferred pools first and spills the
+ * rest, a minimising one then lowers each pool's height in that order.
+ * With pools, the problem's own capacity only bounds fixed offsets and
+ * hints, and a buffer with a fixed offset stays in the pool it lists
+ * first.
+ *
+ * # Safety
+ * `problem` is NULL or a live handle; `name` is NULL or a NUL-terminated
+ * string; `out_index` is NULL or writable.
+ */
+enum minimalloc_status minimalloc_problem_add_pool(struct minimalloc_problem *problem,
+                                                   const char *name,
+                                                   int64_t capacity,
+                                                   int64_t base,
+                                                   int64_t alignment,
+                                                   size_t *out_index);
+
+/**
+ * Says which pools buffer `index` may go to: `pools[0..n]`, preferred
+ * first (`n == 0`: any, in the order the pools were added). A buffer or
+ * pool that does not exist, or a pool named twice, is an invalid
+ * argument that changes nothing.
+ *
+ * # Safety
+ * `problem` is NULL or a live handle; `pools` is NULL or has `n` readable
+ * elements.
+ */
+enum minimalloc_status minimalloc_problem_set_pools(struct minimalloc_problem *problem,
+                                                    size_t index,
+                                                    const size_t *pools,
+                                                    size_t n);
+
+/**
  * Options to fit the capacity by any strategy, with no timeout, no node
  * limit, the cancel flag clear, seed 0, one thread and base address 0.
  */
@@ -296,10 +390,10 @@ enum minimalloc_status minimalloc_options_cancel(const struct minimalloc_options
 enum minimalloc_status minimalloc_options_reset_cancel(struct minimalloc_options *options);
 
 /**
- * Sets what solves aim for: `MINIMALLOC_OBJECTIVE_FIT` (the default) or
- * `MINIMALLOC_OBJECTIVE_MINIMIZE`. A value that names neither is an
- * invalid argument; minimising in a build without the heuristics (the
- * tiny one) is unsupported. Either way the options are unchanged.
+ * Sets what solves aim for: `MINIMALLOC_OBJECTIVE_FIT` (the default),
+ * `MINIMALLOC_OBJECTIVE_MINIMIZE` or `MINIMALLOC_OBJECTIVE_PENALTY`. A
+ * value that names none is an invalid argument; minimising or penalties
+ * in the tiny build are unsupported. Either way the options are unchanged.
  *
  * # Safety
  * `options` is NULL or a live handle.
@@ -607,77 +701,6 @@ size_t minimalloc_problem_len(const struct minimalloc_problem *problem);
 const char *minimalloc_problem_last_error(const struct minimalloc_problem *problem);
 
 /**
- * Declares that buffers `indices[0..n]` share one offset: they alias
- * (XLA's colocated buffers, an in-place update). Each keeps its lifetime
- * and size; the group is placed as one unit, live where any member is
- * live and as tall as its tallest live member. Groups that share a
- * buffer merge. A member that does not exist, members fixed at different
- * offsets (or at an offset that misaligns or overflows the group), or
- * members also separated make it an invalid argument that changes
- * nothing. The tiny build returns `MINIMALLOC_STATUS_UNSUPPORTED`.
- *
- * # Safety
- * `problem` is NULL or a live handle; `indices` is NULL or has `n`
- * readable elements.
- */
-enum minimalloc_status minimalloc_problem_colocate(struct minimalloc_problem *problem,
-                                                   const size_t *indices,
-                                                   size_t n);
-
-/**
- * Declares that no two of buffers `indices[0..n]` may share a byte,
- * whatever their lifetimes (buffers of different pipelines, of an
- * accelerator's two banks...). Members that do not exist, or two that
- * are colocated, make it an invalid argument that changes nothing. The
- * tiny build returns `MINIMALLOC_STATUS_UNSUPPORTED`.
- *
- * # Safety
- * `problem` is NULL or a live handle; `indices` is NULL or has `n`
- * readable elements.
- */
-enum minimalloc_status minimalloc_problem_separate(struct minimalloc_problem *problem,
-                                                   const size_t *indices,
-                                                   size_t n);
-
-/**
- * Adds a memory pool to `problem`: `name` (may be NULL) for reports,
- * every buffer placed in it ends at or below `capacity`, its offsets are
- * multiples of `alignment` and its buffers' addresses are `base` plus
- * their offsets. Writes its index to `out_index`. Buffers may go to any
- * pool, in the order added, unless `minimalloc_problem_set_pools` says
- * otherwise; a fitting solve fills preferred pools first and spills the
- * rest, a minimising one then lowers each pool's height in that order.
- * With pools, the problem's own capacity only bounds fixed offsets and
- * hints, and a buffer with a fixed offset stays in the pool it lists
- * first.
- *
- * # Safety
- * `problem` is NULL or a live handle; `name` is NULL or a NUL-terminated
- * string; `out_index` is NULL or writable.
- */
-enum minimalloc_status minimalloc_problem_add_pool(struct minimalloc_problem *problem,
-                                                   const char *name,
-                                                   int64_t capacity,
-                                                   int64_t base,
-                                                   int64_t alignment,
-                                                   size_t *out_index);
-
-/**
- * Says which pools buffer `index` may go to: `pools[0..n]`, preferred
- * first (`n == 0`: any, in the order the pools were added). A buffer or
- * pool that does not exist, or a pool named twice, is an invalid
- * argument that changes nothing.
- *
- * # Safety
- * `problem` is NULL or a live handle; `pools` is NULL or has `n` readable
- * elements.
- */
-enum minimalloc_status minimalloc_problem_set_pools(struct minimalloc_problem *problem,
-                                                    size_t index,
-                                                    const size_t *pools,
-                                                    size_t n);
-
-/**
  * Number of offsets (the problem's buffer count); 0 for NULL.
  *
  * # Safety
@@ -728,6 +751,22 @@ void minimalloc_solution_free(struct minimalloc_solution *solution);
 enum minimalloc_status minimalloc_solution_pools(const struct minimalloc_solution *solution,
                                                  size_t *out_pools,
                                                  size_t len);
+
+/**
+ * What the placement pays in reuse penalties (the summed costs of the
+ * penalised pairs whose bytes meet), written to `out_cost`, and a proven
+ * lower bound on what any placement below the capacity pays, written to
+ * `out_lower_bound`: from `MINIMALLOC_OBJECTIVE_PENALTY`, 0 after the
+ * other objectives. Equal when the cost is proven the least. The tiny
+ * build returns `MINIMALLOC_STATUS_UNSUPPORTED`.
+ *
+ * # Safety
+ * `solution` is NULL or a live handle; `out_cost` and `out_lower_bound`
+ * are NULL or writable.
+ */
+enum minimalloc_status minimalloc_solution_penalty(const struct minimalloc_solution *solution,
+                                                   int64_t *out_cost,
+                                                   int64_t *out_lower_bound);
 
 /**
  * Places every buffer of `problem` below its capacity, with no options

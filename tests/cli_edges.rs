@@ -567,6 +567,7 @@ fn help_and_man_list_every_column() {
             "gaps",
             "colocation",
             "separation",
+            "penalty",
             "pools",
             "offset",
             "start",

@@ -251,3 +251,76 @@ fn link_columns_with_an_empty_first_field() {
     )
     .unwrap();
 }
+
+/// The penalty column and `--penalty`: labels with a cost, shared by the
+/// rows they price; the objective keeps the dear pair apart and says what
+/// it pays (in words and in `--json`); the column reads back as written;
+/// bad cells name their line and column.
+#[test]
+fn penalty_column_and_objective() {
+    // a, b, c one after another, d beside b and c; room for two: b and c
+    // must share (1), a goes beside d rather than above b (5). Python's
+    // test reads and writes the same file.
+    let input = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/data/penalty.csv");
+    let input = input.to_str().unwrap();
+    let o = run(&["--input", input, "--capacity=128", "--penalty", "--json"]);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let out = text(&o.stdout);
+    let json = text(&o.stderr);
+    assert!(
+        json.contains("\"penalty\":1,\"penalty_lower_bound\":1"),
+        "{json}"
+    );
+    let (problem, _) = csv::read(&out, 128).unwrap();
+    let solution = Solution {
+        offsets: offsets(&out),
+    };
+    validate(&problem, &solution).unwrap();
+    assert_eq!(solution.penalty(&problem), 1);
+    assert_eq!(
+        problem.penalties().collect::<Vec<_>>(),
+        vec![(0, 1, 5), (1, 2, 1)]
+    );
+    let words = run(&["--input", input, "--capacity=128", "--penalty"]);
+    assert!(
+        text(&words.stderr).contains("penalty 1 (proven optimal)"),
+        "{}",
+        text(&words.stderr)
+    );
+    // Without --penalty nothing is paid for on purpose, and nothing said.
+    let fit = run(&["--input", input, "--capacity=128", "--json"]);
+    assert!(text(&fit.stderr).contains("\"penalty\":null"));
+    // What the library writes reads back as the same problem.
+    let (problem, _) = csv::read(&std::fs::read_to_string(input).unwrap(), 128).unwrap();
+    let written = csv::write_problem(&problem, None);
+    assert_eq!(written, std::fs::read_to_string(input).unwrap());
+    // Bad cells.
+    for (cell, says) in [
+        ("ab", "expected label:cost"),
+        ("ab:x", "expected an integer"),
+        ("ab:-3 cd:-3", "costs -3 here but 5 on line 2"),
+        ("ab:6", "costs 6 here but 5 on line 2"),
+        ("zz:1", "names one row"),
+    ] {
+        let bad = format!("id,lower,upper,size,penalty\na,0,2,64,ab:5\nb,2,4,64,{cell}\n");
+        let e = csv::read(&bad, 128).unwrap_err().to_string();
+        assert!(
+            e.contains("column penalty") && e.contains(says),
+            "{cell}: {e}"
+        );
+    }
+    let negative = "id,lower,upper,size,penalty\na,0,2,64,ab:-5\nb,2,4,64,ab:-5\n";
+    let e = csv::read(negative, 128).unwrap_err().to_string();
+    assert!(
+        e.contains("line 3, column penalty") && e.contains("must not be negative"),
+        "{e}"
+    );
+    let both = run(&[
+        "--input",
+        input,
+        "--capacity=128",
+        "--penalty",
+        "--minimize",
+    ]);
+    assert!(!both.status.success());
+}

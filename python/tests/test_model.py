@@ -149,3 +149,38 @@ def test_extremes_are_refused_or_placed_validly():
         q = Problem(capacity)
         q.add(0, 1, 1, 1)
         assert q.solve(check=True).solved
+
+
+def test_penalties_read_written_and_paid_as_the_command_does(tmp_path):
+    """tests/data/penalty.csv (the command's grammar: label:cost tokens)
+    reads into the same penalised pairs and writes back as the same text;
+    penalty=True keeps the dear pair apart and proves what it pays; the
+    penalty is what the placement pays, from the definition."""
+    path = ROOT / "tests" / "data" / "penalty.csv"
+    problem = minimalloc.read_csv(path, 128)
+    assert problem.penalties() == [(0, 1, 5), (1, 2, 1)]
+    out = tmp_path / "out.csv"
+    minimalloc.write_csv(out, problem)
+    assert out.read_text() == path.read_text()
+    result = problem.solve(penalty=True, check=True)
+    lower, upper, size, _ = problem.columns()
+    check_placement(list(lower), list(upper), list(size), result.offsets, capacity=128)
+    o = result.offsets
+    paid = sum(c for a, b, c in problem.penalties() if o[a] < o[b] + size[b] and o[b] < o[a] + size[a])
+    assert result.penalty == paid == 1 and result.penalty_lower_bound == 1 and result.optimal
+    fit = problem.solve()
+    assert fit.penalty is not None and fit.penalty_lower_bound == 0
+    with pytest.raises(InvalidInputError, match="two objectives"):
+        problem.solve(penalty=True, minimize=True)
+    with pytest.raises(InvalidInputError, match="must not be negative"):
+        problem.penalize(0, 1, -1)
+    with pytest.raises(InvalidInputError, match="two different buffers"):
+        problem.penalize(2, 2, 1)
+    assert problem.penalties() == [(0, 1, 5), (1, 2, 1)]
+    bad = tmp_path / "bad.csv"
+    bad.write_text("id,lower,upper,size,penalty\na,0,2,64,ab:5\nb,2,4,64,ab:6\n")
+    with pytest.raises(InvalidInputError, match="line 3, column penalty: penalty 'ab' costs 6 here but 5 on line 2"):
+        minimalloc.read_csv(bad, 128)
+    bad.write_text("id,lower,upper,size,penalty\na,0,2,64,zz:5\nb,2,4,64,\n")
+    with pytest.raises(InvalidInputError, match="names one row"):
+        minimalloc.read_csv(bad, 128)

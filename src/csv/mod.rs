@@ -7,9 +7,14 @@
 //! `lower-upper@window_lower:window_upper`. Other columns are kept and
 //! written back. Output is the input's columns plus `offset`.
 
+mod links;
+mod number;
 mod write;
 
+pub use number::integer_error;
 pub use write::write_problem;
+
+use links::{link_column, penalty_column, pool_column, PoolList};
 
 use std::fmt;
 use std::string::{String, ToString};
@@ -67,6 +72,7 @@ enum Column {
     Offset,
     Colocation,
     Separation,
+    Penalty,
     Pools,
     Other,
 }
@@ -84,23 +90,9 @@ fn column_of(name: &str) -> Column {
         "offset" => Column::Offset,
         "colocation" => Column::Colocation,
         "separation" => Column::Separation,
+        "penalty" => Column::Penalty,
         "pools" => Column::Pools,
         _ => Column::Other,
-    }
-}
-
-/// What is wrong with `text` as a 64-bit integer: not a number at all,
-/// or one outside the range (the CLI's flags say it the same way).
-pub fn integer_error(text: &str, kind: &std::num::IntErrorKind) -> String {
-    use std::num::IntErrorKind;
-    match kind {
-        IntErrorKind::PosOverflow => {
-            std::format!("{text:?} is above the largest 64-bit integer, 2^63 - 1")
-        }
-        IntErrorKind::NegOverflow => {
-            std::format!("{text:?} is below the smallest 64-bit integer, -2^63")
-        }
-        _ => std::format!("expected an integer, got {text:?}"),
     }
 }
 
@@ -140,11 +132,6 @@ fn read_pooled(
 ) -> Result<(Problem, Table), CsvError> {
     read_inner(text, capacity, lifetime, _pools)
 }
-
-#[cfg(feature = "constraints")]
-type PoolList<'a> = &'a [crate::model::pools::Pool];
-#[cfg(not(feature = "constraints"))]
-type PoolList<'a> = &'a [()];
 
 fn read_inner(
     text: &str,
@@ -198,15 +185,19 @@ fn read_inner(
     for (kind, name) in [
         (Column::Colocation, "colocation"),
         (Column::Separation, "separation"),
+        (Column::Penalty, "penalty"),
     ] {
         if let Some(col) = columns.find(kind) {
-            link_column(&mut problem, &table, col, kind == Column::Colocation).map_err(
-                |message| CsvError {
-                    line: message.0,
-                    column: Some(name.into()),
-                    message: message.1,
-                },
-            )?;
+            let cells = table.column(col);
+            match kind {
+                Column::Penalty => penalty_column(&mut problem, &cells),
+                _ => link_column(&mut problem, &cells, kind == Column::Colocation),
+            }
+            .map_err(|(line, message)| CsvError {
+                line,
+                column: Some(name.into()),
+                message,
+            })?;
         }
     }
     #[cfg(feature = "constraints")]
@@ -218,10 +209,12 @@ fn read_inner(
         })?;
     }
     if let Some(col) = columns.find(Column::Pools) {
-        pool_column(&mut problem, &table, col, pools).map_err(|(line, message)| CsvError {
-            line,
-            column: Some("pools".into()),
-            message,
+        pool_column(&mut problem, &table.column(col), pools).map_err(|(line, message)| {
+            CsvError {
+                line,
+                column: Some("pools".into()),
+                message,
+            }
         })?;
     }
     Ok((problem, table))
@@ -379,102 +372,6 @@ impl Columns {
     }
 }
 
-/// Applies a `pools` column (names of `pools`, space-separated, preferred
-/// first).
-fn pool_column(
-    problem: &mut Problem,
-    table: &Table,
-    col: usize,
-    pools: PoolList<'_>,
-) -> Result<(), (usize, String)> {
-    #[cfg(feature = "constraints")]
-    {
-        if pools.is_empty() {
-            return Err((
-                1,
-                "a pools column needs pools (--pool NAME:CAPACITY)".into(),
-            ));
-        }
-        for row in 0..table.lines.len() {
-            let line = table.lines.get(row).copied().unwrap_or(0);
-            let mut list = Vec::new();
-            for name in table.cell(row, col).split_whitespace() {
-                let p = pools
-                    .iter()
-                    .position(|p| p.name == name)
-                    .ok_or_else(|| (line, format!("no pool is named {name:?}")))?;
-                list.push(p);
-            }
-            problem
-                .set_pools(row, &list)
-                .map_err(|e| (line, e.to_string()))?;
-        }
-        Ok(())
-    }
-    #[cfg(not(feature = "constraints"))]
-    {
-        let _ = (problem, table, col, pools);
-        Err((1, "pools are not in this build".into()))
-    }
-}
-
-/// Applies a `colocation` column (rows with the same non-empty label share
-/// an offset) or a `separation` column (space-separated labels; rows that
-/// share a label may not share a byte). On error: the line and why.
-fn link_column(
-    problem: &mut Problem,
-    table: &Table,
-    col: usize,
-    colocation: bool,
-) -> Result<(), (usize, String)> {
-    #[cfg(feature = "constraints")]
-    {
-        // Groups by label, in the order labels first appear.
-        let mut labels: Vec<&str> = Vec::new();
-        let mut groups: Vec<Vec<usize>> = Vec::new();
-        for row in 0..table.lines.len() {
-            let cell = table.cell(row, col);
-            let tokens: Vec<&str> = if colocation {
-                Some(cell).filter(|c| !c.is_empty()).into_iter().collect()
-            } else {
-                cell.split_whitespace().collect()
-            };
-            for label in tokens {
-                match labels.iter().position(|&l| l == label) {
-                    Some(g) => groups[g].push(row),
-                    None => {
-                        labels.push(label);
-                        groups.push(std::vec![row]);
-                    }
-                }
-            }
-        }
-        for group in groups {
-            let done = if colocation {
-                problem.colocate(&group)
-            } else {
-                problem.separate(&group)
-            };
-            if let Err(e) = done {
-                let row = match &e {
-                    Error::Link { second, .. } => *second,
-                    _ => group[group.len() - 1],
-                };
-                return Err((table.lines.get(row).copied().unwrap_or(0), e.to_string()));
-            }
-        }
-        Ok(())
-    }
-    #[cfg(not(feature = "constraints"))]
-    {
-        let _ = (problem, table, col, colocation);
-        Err((
-            1,
-            "colocations and separations are not in this build".into(),
-        ))
-    }
-}
-
 fn parse_gap(token: &str) -> Option<Gap> {
     let (span, window) = match token.split_once('@') {
         Some((s, w)) => (s, Some(w)),
@@ -499,13 +396,18 @@ fn parse_gap(token: &str) -> Option<Gap> {
 }
 
 impl Table {
-    /// The field of row `row` in column `col`.
-    #[cfg(feature = "constraints")]
-    fn cell(&self, row: usize, col: usize) -> &str {
-        self.cells[self.row_at[row]..self.row_at[row + 1]]
-            .split(',')
-            .nth(col)
-            .unwrap_or("")
+    /// Each row's line and field in column `col`.
+    fn column(&self, col: usize) -> Vec<(usize, &str)> {
+        self.row_at
+            .windows(2)
+            .zip(&self.lines)
+            .map(|(w, &line)| {
+                (
+                    line,
+                    self.cells[w[0]..w[1]].split(',').nth(col).unwrap_or(""),
+                )
+            })
+            .collect()
     }
 
     /// Turns a validation error about buffer `i` into one about its line

@@ -1,5 +1,5 @@
 //! Writing a problem in the reference format: the columns a problem
-//! needs, the link columns (colocation, separation) included, so that
+//! needs, the link columns (colocation, separation, penalty) included, so that
 //! what `minimalloc gen` writes reads back as the same problem.
 
 use std::format;
@@ -17,6 +17,7 @@ pub fn write_problem(problem: &Problem, offsets: Option<&[i64]>) -> String {
     let gaps = buffers.iter().any(|b| !b.gaps.is_empty());
     let fixed = buffers.iter().any(|b| b.offset.is_some());
     let (colocation, separation) = link_labels(problem);
+    let penalty = penalty_cells(problem);
     let pools = pool_cells(problem);
     let mut out = String::from("id,lower,upper,size");
     for (on, name) in [(alignment, "alignment"), (hint, "hint"), (gaps, "gaps")] {
@@ -28,6 +29,7 @@ pub fn write_problem(problem: &Problem, offsets: Option<&[i64]>) -> String {
     for (labels, name) in [
         (&colocation, "colocation"),
         (&separation, "separation"),
+        (&penalty, "penalty"),
         (&pools, "pools"),
     ] {
         if !labels.is_empty() {
@@ -59,7 +61,7 @@ pub fn write_problem(problem: &Problem, offsets: Option<&[i64]>) -> String {
                 .collect();
             out.push_str(&text.join(" "));
         }
-        for labels in [&colocation, &separation, &pools] {
+        for labels in [&colocation, &separation, &penalty, &pools] {
             if !labels.is_empty() {
                 out.push(',');
                 out.push_str(&labels[i]);
@@ -74,6 +76,33 @@ pub fn write_problem(problem: &Problem, offsets: Option<&[i64]>) -> String {
         out.push('\n');
     }
     out
+}
+
+/// Each buffer's `penalty` cell (`p4:100`: penalised pair 4, costing 100
+/// when the two share bytes), or an empty list without penalties.
+fn penalty_cells(problem: &Problem) -> Vec<String> {
+    #[cfg(feature = "constraints")]
+    {
+        let mut cells = Vec::new();
+        for (k, (a, b, cost)) in problem.penalties().enumerate() {
+            if cells.is_empty() {
+                cells = std::vec![String::new(); problem.len()];
+            }
+            for m in [a, b] {
+                let cell: &mut String = &mut cells[m];
+                if !cell.is_empty() {
+                    cell.push(' ');
+                }
+                cell.push_str(&format!("p{k}:{cost}"));
+            }
+        }
+        cells
+    }
+    #[cfg(not(feature = "constraints"))]
+    {
+        let _ = problem;
+        Vec::new()
+    }
 }
 
 /// Each buffer's `pools` cell (the names of the pools it lists, preferred

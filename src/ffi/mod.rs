@@ -89,6 +89,7 @@ macro_rules! ffi_guard {
     };
 }
 
+pub mod declare;
 pub mod options;
 pub mod problem;
 pub mod progress;

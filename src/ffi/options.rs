@@ -24,6 +24,10 @@ pub enum minimalloc_objective {
     /// `minimalloc_options_optimal`. Needs the heuristics (not in the tiny
     /// build).
     Minimize = 1,
+    /// A placement below the capacity (every pool) that pays the least
+    /// for penalised pairs sharing bytes (`minimalloc_problem_penalize`);
+    /// read it with `minimalloc_solution_penalty`. Not in the tiny build.
+    Penalty = 2,
 }
 
 /// Which strategies a solve may use: all of them as needed, the exact
@@ -200,10 +204,10 @@ pub unsafe extern "C" fn minimalloc_options_reset_cancel(
     with_options(true, options, |o| o.cancel.store(false, Ordering::Relaxed))
 }
 
-/// Sets what solves aim for: `MINIMALLOC_OBJECTIVE_FIT` (the default) or
-/// `MINIMALLOC_OBJECTIVE_MINIMIZE`. A value that names neither is an
-/// invalid argument; minimising in a build without the heuristics (the
-/// tiny one) is unsupported. Either way the options are unchanged.
+/// Sets what solves aim for: `MINIMALLOC_OBJECTIVE_FIT` (the default),
+/// `MINIMALLOC_OBJECTIVE_MINIMIZE` or `MINIMALLOC_OBJECTIVE_PENALTY`. A
+/// value that names none is an invalid argument; minimising or penalties
+/// in the tiny build are unsupported. Either way the options are unchanged.
 ///
 /// # Safety
 /// `options` is NULL or a live handle.
@@ -216,10 +220,14 @@ pub unsafe extern "C" fn minimalloc_options_set_objective(
         let value = match objective.0 {
             0 => minimalloc_objective::Fit,
             1 => minimalloc_objective::Minimize,
+            2 => minimalloc_objective::Penalty,
             other => return Err(unknown("objective", other)),
         };
         if value == minimalloc_objective::Minimize && !cfg!(feature = "heuristics") {
             return Err(unsupported("minimising"));
+        }
+        if value == minimalloc_objective::Penalty && !cfg!(feature = "constraints") {
+            return Err(unsupported("reuse penalties"));
         }
         o.objective.store(value as u64, Ordering::Relaxed);
         Ok(())

@@ -14,6 +14,10 @@ pub struct minimalloc_solution {
     /// With pools, the pool of each buffer.
     #[cfg(feature = "constraints")]
     pub(crate) pools: Vec<u32>,
+    /// What it pays in reuse penalties, and the proven least (0 unless
+    /// the objective was the penalty).
+    #[cfg(feature = "constraints")]
+    pub(crate) penalty: (i64, i64),
 }
 
 /// Number of offsets (the problem's buffer count); 0 for NULL.
@@ -119,6 +123,41 @@ pub unsafe extern "C" fn minimalloc_solution_pools(
             let p = s.pools.get(i).map_or(0, |&p| p as usize);
             // Safety: `out_pools` has `len >= n` elements.
             unsafe { *out_pools.add(i) = p };
+        }
+        minimalloc_status::Ok
+    })
+}
+
+/// What the placement pays in reuse penalties (the summed costs of the
+/// penalised pairs whose bytes meet), written to `out_cost`, and a proven
+/// lower bound on what any placement below the capacity pays, written to
+/// `out_lower_bound`: from `MINIMALLOC_OBJECTIVE_PENALTY`, 0 after the
+/// other objectives. Equal when the cost is proven the least. The tiny
+/// build returns `MINIMALLOC_STATUS_UNSUPPORTED`.
+///
+/// # Safety
+/// `solution` is NULL or a live handle; `out_cost` and `out_lower_bound`
+/// are NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn minimalloc_solution_penalty(
+    solution: *const minimalloc_solution,
+    out_cost: *mut i64,
+    out_lower_bound: *mut i64,
+) -> minimalloc_status {
+    #[cfg(not(feature = "constraints"))]
+    {
+        let _ = (solution, out_cost, out_lower_bound);
+        super::unsupported()
+    }
+    #[cfg(feature = "constraints")]
+    ffi_guard!(reading s = solution => {
+        if out_cost.is_null() || out_lower_bound.is_null() {
+            return minimalloc_status::NullPointer;
+        }
+        // Safety: both non-NULL and writable, by contract.
+        unsafe {
+            *out_cost = s.penalty.0;
+            *out_lower_bound = s.penalty.1;
         }
         minimalloc_status::Ok
     })

@@ -110,6 +110,8 @@ fn objective(code: u64) -> Objective {
     match code {
         #[cfg(feature = "heuristics")]
         1 => Objective::Minimize,
+        #[cfg(feature = "constraints")]
+        2 => Objective::Penalty,
         _ => Objective::Fit,
     }
 }
@@ -231,6 +233,12 @@ fn solve(
             message.set_error(&crate::model::problem::Error::BaseOverflow { base, height });
             return minimalloc_status::InvalidArgument;
         }
+        // What it pays, and the bound the penalty objective proved (else 0).
+        #[cfg(feature = "constraints")]
+        let penalty = match outcome.penalty {
+            Some(p) => (p.cost, p.lower_bound),
+            None => (solution.penalty(problem), 0),
+        };
         let mut offsets = solution.offsets;
         offsets.iter_mut().for_each(|o| *o += base);
         *out = Box::into_raw(Box::new(minimalloc_solution {
@@ -238,6 +246,8 @@ fn solve(
             height,
             #[cfg(feature = "constraints")]
             pools,
+            #[cfg(feature = "constraints")]
+            penalty,
         }));
     }
     status

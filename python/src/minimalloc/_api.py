@@ -117,6 +117,12 @@ class Result:
     """With pools: the pool of each buffer (offsets are then addresses)."""
     pools: Optional[List["PoolReport"]] = None
     """With pools: each pool's figures."""
+    penalty: Optional[int] = None
+    """What the placement pays in reuse penalties (:meth:`Problem.penalize`):
+    the summed costs of the penalised pairs whose bytes meet."""
+    penalty_lower_bound: Optional[int] = None
+    """Proven: no placement below the capacity pays less (from
+    ``penalty=True``; 0 after the other objectives)."""
 
     @property
     def solved(self) -> bool:
@@ -282,6 +288,7 @@ class Problem:
         # that share a buffer; `links()` does the same).
         self._colocations: List[List[int]] = []
         self._separations: List[List[int]] = []
+        self._penalties: Dict[Tuple[int, int], int] = {}
         self.pool_names: List[str] = []
         """The names of the pools added, by index."""
         _check(
@@ -388,6 +395,22 @@ class Problem:
         lifetimes."""
         self._separations.append(self._link(indices, lib.minimalloc_problem_separate))
 
+    def penalize(self, a: int, b: int, cost: int) -> None:
+        """Lets buffers ``a`` and ``b`` share bytes at ``cost`` (a reuse
+        penalty: a pipeline stall, a false dependency); the same pair
+        again costs the sum. Only ``solve(penalty=True)`` looks at it."""
+        self._change()
+        a, b = self._index(a), self._index(b)
+        cost = _int64("cost", cost)
+        _check(lib.minimalloc_problem_penalize(self._handle, a, b, cost), self._error())
+        pair = (min(a, b), max(a, b))
+        self._penalties[pair] = self._penalties.get(pair, 0) + cost
+
+    def penalties(self) -> List[Tuple[int, int, int]]:
+        """The penalised pairs as (first, second, cost), the lower index
+        first, in increasing order."""
+        return [(a, b, cost) for (a, b), cost in sorted(self._penalties.items())]
+
     def _link(self, indices: Sequence[int], call: Any) -> List[int]:
         self._change()
         members = [self._index(i) for i in indices]
@@ -480,6 +503,7 @@ class Problem:
         self,
         *,
         minimize: bool = False,
+        penalty: bool = False,
         timeout: Optional[float] = None,
         seed: Optional[int] = None,
         threads: Optional[int] = None,
@@ -489,7 +513,12 @@ class Problem:
         cancel: Optional[CancelToken] = None,
         check: bool = False,
     ) -> Result:
-        """Places every buffer; see :func:`minimalloc.plan` for the options."""
+        """Places every buffer; see :func:`minimalloc.plan` for the options.
+        ``penalty=True`` fits the capacity (every pool), then pays as little
+        as it can for the pairs of :meth:`penalize` whose bytes meet; the
+        result's ``penalty`` and ``penalty_lower_bound`` say how it did."""
+        if minimize and penalty:
+            raise InvalidInputError("minimize and penalty are two objectives: choose one")
         if not minimize and self.capacity is None and not self.pool_names:
             raise InvalidInputError("capacity is required unless minimize=True (or with pools)")
         if strategy not in _STRATEGIES:
@@ -501,7 +530,13 @@ class Problem:
         def setting(status: int) -> None:
             _check(status, _text(lib.minimalloc_options_last_error(options)))
 
-        objective = lib.MINIMALLOC_OBJECTIVE_MINIMIZE if minimize else lib.MINIMALLOC_OBJECTIVE_FIT
+        objective = (
+            lib.MINIMALLOC_OBJECTIVE_MINIMIZE
+            if minimize
+            else lib.MINIMALLOC_OBJECTIVE_PENALTY
+            if penalty
+            else lib.MINIMALLOC_OBJECTIVE_FIT
+        )
         setting(lib.minimalloc_options_set_objective(options, objective))
         setting(lib.minimalloc_options_set_strategy(options, _STRATEGIES[strategy]))
         setting(lib.minimalloc_options_set_timeout_ms(options, _timeout_ms(timeout)))
@@ -538,6 +573,8 @@ class Problem:
         offsets = None
         height = None
         pool_of: Optional[npt.NDArray[np.intp]] = None
+        paid: Optional[int] = None
+        least: Optional[int] = None
         if status == lib.MINIMALLOC_STATUS_OK:
             solution = ffi.gc(out[0], lib.minimalloc_solution_free)
             n = int(lib.minimalloc_solution_len(solution))
@@ -550,6 +587,9 @@ class Problem:
                     _text(lib.minimalloc_last_error()),
                 )
             height = int(lib.minimalloc_solution_height(solution))
+            cost, bound = ffi.new("int64_t *"), ffi.new("int64_t *")
+            if lib.minimalloc_solution_penalty(solution, cost, bound) == lib.MINIMALLOC_STATUS_OK:
+                paid, least = int(cost[0]), int(bound[0])
             if self.pool_names and n:
                 pool_of = np.empty(n, dtype=np.intp)
                 _check(
@@ -573,6 +613,8 @@ class Problem:
             conflict_irreducible=irreducible,
             pool_of=pool_of,
             pools=reports,
+            penalty=paid,
+            penalty_lower_bound=least,
         )
         if check and not result.solved:
             raise PlacementError(result)

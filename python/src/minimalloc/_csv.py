@@ -1,14 +1,17 @@
 """The reference CSV format, as the minimalloc command reads and writes it.
 
 Columns ``id,lower,upper,size[,alignment][,hint][,gaps][,colocation]
-[,separation][,pools][,offset]`` in any order, with the aliases
+[,separation][,penalty][,pools][,offset]`` in any order, with the aliases
 ``start``/``begin`` (lower), ``buffer``/``buffer_id`` (id) and ``end`` (an
 inclusive upper: upper = end + 1). A hint of -1 means none (the reference
 format's way). Gaps are space-separated ``lower-upper`` or
 ``lower-upper@window_lower:window_upper``. Rows with the same
 ``colocation`` label share one offset; a ``separation`` cell lists
 space-separated labels, and rows with a label in common may not share a
-byte; a ``pools`` cell names, preferred first, the pools (given to
+byte; a ``penalty`` cell lists space-separated ``label:cost`` tokens,
+and rows with a label in common may share bytes at that cost (a reuse
+penalty, see :meth:`Problem.penalize`); a ``pools`` cell names, preferred
+first, the pools (given to
 :func:`read_csv`) a buffer may go to. Other columns are ignored (the
 command keeps them in its output; a :class:`Problem` has no place for
 them). The grammar is the command's: tests read the same files with both.
@@ -41,6 +44,7 @@ _ALIASES = {
     "offset": "offset",
     "colocation": "colocation",
     "separation": "separation",
+    "penalty": "penalty",
     "pools": "pools",
 }
 
@@ -95,6 +99,8 @@ def read_csv(
     # Link labels in the order they first appear: (label, rows, lines).
     links: Dict[str, Dict[str, Tuple[List[int], List[int]]]] = {"colocation": {}, "separation": {}}
     pool_cells: List[Tuple[int, int, str]] = []
+    # Each penalty label: its cost, first line, and (buffer, line) per row.
+    penalties: Dict[str, Tuple[int, int, List[Tuple[int, int]]]] = {}
     for line, row in enumerate(rows[1:], start=2):
         if not row or all(not cell.strip() for cell in row):
             continue
@@ -150,6 +156,26 @@ def read_csv(
                     members, lines = links[kind].setdefault(label, ([], []))
                     members.append(index)
                     lines.append(line)
+        if "penalty" in columns and cell("penalty"):
+            for token in cell("penalty").split():
+                label, colon, text = token.partition(":")
+                if not colon:
+                    raise InvalidInputError(
+                        f"{name}: line {line}, column penalty: expected label:cost, got {token!r}"
+                    )
+                try:
+                    cost = int(text)
+                except ValueError:
+                    raise InvalidInputError(
+                        f"{name}: line {line}, column penalty: expected an integer, got {text!r}"
+                    ) from None
+                first = penalties.setdefault(label, (cost, line, []))
+                if first[0] != cost:
+                    raise InvalidInputError(
+                        f"{name}: line {line}, column penalty: penalty {label!r} costs {cost} "
+                        f"here but {first[0]} on line {first[1]}"
+                    )
+                first[2].append((index, line))
         if "pools" in columns and cell("pools"):
             pool_cells.append((index, line, cell("pools")))
     for kind in ("colocation", "separation"):
@@ -158,6 +184,18 @@ def read_csv(
                 (problem.colocate if kind == "colocation" else problem.separate)(members)
             except InvalidInputError as e:
                 raise InvalidInputError(f"{name}: line {lines[-1]}, column {kind}: {e}") from None
+    for label, (cost, first_line, labelled) in penalties.items():
+        if len(labelled) < 2:
+            raise InvalidInputError(
+                f"{name}: line {first_line}, column penalty: penalty {label!r} names one row; "
+                "it needs two or more"
+            )
+        for i, (a, _) in enumerate(labelled):
+            for b, at in labelled[i + 1 :]:
+                try:
+                    problem.penalize(a, b, cost)
+                except InvalidInputError as e:
+                    raise InvalidInputError(f"{name}: line {at}, column penalty: {e}") from None
     for spec in pools:
         try:
             pool_name, pool_capacity, *rest = spec
@@ -213,6 +251,12 @@ def write_csv(destination: PathOrFile, problem: Problem, result: Optional[Result
         header.append("colocation")
     if separations:
         header.append("separation")
+    penalty_of: Dict[int, List[str]] = {}
+    for k, (a, b, cost) in enumerate(problem.penalties()):
+        for m in (a, b):
+            penalty_of.setdefault(m, []).append(f"p{k}:{cost}")
+    if penalty_of:
+        header.append("penalty")
     with_offsets = result is not None or bool(problem._fixed)
     if with_offsets:
         header.append("offset")
@@ -236,6 +280,8 @@ def write_csv(destination: PathOrFile, problem: Problem, result: Optional[Result
             row.append(colocation_of.get(i, ""))
         if separations:
             row.append(" ".join(separations_of.get(i, [])))
+        if penalty_of:
+            row.append(" ".join(penalty_of.get(i, [])))
         if with_offsets:
             if result is not None:
                 row.append(int(result.offsets[i]))  # type: ignore[index]

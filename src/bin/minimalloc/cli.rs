@@ -68,7 +68,9 @@ pub struct Place {
     /// Columns, in any order: id, lower, upper, size, and optionally alignment, hint (-1: none),
     /// gaps (space-separated lower-upper or lower-upper@wlo:whi), colocation (a label: rows with
     /// one label share an offset), separation (space-separated labels: rows with a label in common
-    /// never share a byte), pools (names from --pool, preferred first), offset (fixed). Aliases:
+    /// never share a byte), penalty (space-separated label:cost: rows with a label in common may
+    /// share bytes at that cost; see --penalty), pools (names from --pool, preferred first),
+    /// offset (fixed). Aliases:
     /// start/begin for lower, buffer/buffer_id for id, end for an inclusive upper. Other columns
     /// are kept and written back.
     #[arg(long, value_name = "FILE", required = true)]
@@ -85,6 +87,10 @@ pub struct Place {
     /// Find the lowest height instead of fitting a capacity; the best found is kept at the timeout, with a proven lower bound
     #[arg(long, alias = "minimize_capacity")]
     pub minimize: bool,
+
+    /// Fit the capacity (or every pool), then pay as little as possible for the pairs of the penalty column whose bytes meet; the cost and a proven lower bound on it are reported
+    #[arg(long, conflicts_with = "minimize")]
+    pub penalty: bool,
 
     /// Stop after DUR: 60s, 1m30s, 500ms, 1.5h, or inf; 0 means no timeout, as in the C API
     #[arg(long, value_name = "DUR", value_parser = duration)]
@@ -274,9 +280,10 @@ fn family_names() -> impl TypedValueParser<Value = Family> {
 }
 
 /// Every yes/no flag of the place command: these take absl's forms.
-const BOOLEANS: [&str; 17] = [
+const BOOLEANS: [&str; 18] = [
     "minimize",
     "minimize_capacity",
+    "penalty",
     "validate",
     "exact",
     "print_solution",

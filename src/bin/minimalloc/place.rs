@@ -77,10 +77,10 @@ fn lifetime(kind: LifetimeKind) -> Lifetime {
 /// The plan's options from the flags.
 fn options(a: &Place) -> Options {
     let mut o = Options {
-        objective: if a.minimize {
-            Objective::Minimize
-        } else {
-            Objective::Fit
+        objective: match (a.minimize, a.penalty) {
+            (true, _) => Objective::Minimize,
+            (false, true) => Objective::Penalty,
+            (false, false) => Objective::Fit,
         },
         method: match (a.exact, a.heuristic) {
             (true, _) => Method::Exact,
@@ -287,6 +287,17 @@ fn place(a: Place) -> Result<Exit, Exit> {
         };
         say(&format!(
             "minimalloc: height {height} ({how}); max load {load}; from {}",
+            describe(outcome.source)
+        ));
+    } else if let (Some(p), true) = (outcome.penalty, chatty) {
+        let how = match outcome.optimal {
+            true => "proven optimal".to_string(),
+            false => format!("lower bound {}", p.lower_bound),
+        };
+        say(&format!(
+            "minimalloc: {} buffers placed below capacity {capacity}: penalty {} ({how}); height {height}; from {}",
+            problem.len(),
+            p.cost,
             describe(outcome.source)
         ));
     } else if chatty {

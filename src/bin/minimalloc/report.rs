@@ -74,6 +74,10 @@ impl Figures<'_> {
             "optimal",
             if o.optimal { "yes" } else { "not proven" }.into(),
         );
+        if let Some(p) = o.penalty {
+            row("penalty", p.cost.to_string());
+            row("penalty bound", p.lower_bound.to_string());
+        }
         row("source", describe(o.source));
         row("restarts", o.restarts.to_string());
         row("nodes", o.stats.nodes.to_string());
@@ -126,7 +130,7 @@ impl Figures<'_> {
             "{{\"buffers\":{},\"max_load\":{},\"status\":{},\"height\":{},\"lower_bound\":{},\
              \"optimal\":{},\"source\":{},\"restarts\":{},\"nodes\":{},\"backtracks\":{},\
              \"time_s\":{:.6},\"stop_reason\":{},\"conflict\":{},\"conflict_irreducible\":{},\
-             \"pools\":{},\"unplaced\":{}}}",
+             \"pools\":{},\"unplaced\":{},\"penalty\":{},\"penalty_lower_bound\":{}}}",
             self.problem.len(),
             self.max_load,
             json_string(self.status()),
@@ -147,6 +151,8 @@ impl Figures<'_> {
             o.pooled
                 .as_ref()
                 .map_or("null".into(), |p| self.ids(&p.unplaced)),
+            number(o.penalty.map(|p| p.cost)),
+            number(o.penalty.map(|p| p.lower_bound)),
         )
     }
 
