@@ -2,8 +2,10 @@
 //! ([`kernel`]), and the same kernel as an NPU compiler hands it over
 //! ([`kernel_with_memories`]): spread over 1-5 on-chip memories (pools)
 //! whose capacities sit near their loads, with reserved ranges (a fixed
-//! block at the bottom of a memory for the whole kernel) and in-place
-//! operations (a buffer colocated with one that ends as it starts).
+//! block at the bottom of a memory for the whole kernel), in-place
+//! operations (a buffer colocated with one that ends as it starts) and
+//! reuse penalties (a buffer that would wait for its neighbour's reader
+//! if it took its bytes).
 
 use alloc::format;
 use alloc::vec::Vec;
@@ -174,6 +176,30 @@ pub fn kernel_with_memories(spec: Spec, separated: Option<f64>) -> Result<Proble
     }
     for (i, &m) in memory.iter().enumerate() {
         problem.set_pools(i, &[m])?;
+    }
+    // Reuse penalties (drawn apart, so that the rest is as it was without
+    // them): a buffer of a memory whose writer starts within two ops of
+    // another's last reader would make it wait if it took those bytes (a
+    // false dependency), at a cost of 1-1024 cycles; a third of the
+    // buffers have such a neighbour priced.
+    let mut rng = Rng::new(spec.seed ^ 0x4B3E_12E1_0000_0007);
+    let buffers = problem.buffers().to_vec();
+    for a in 0..n {
+        if rng.below(0, 3) != 0 {
+            continue;
+        }
+        let near: Vec<usize> = (0..n)
+            .filter(|&b| {
+                memory[b] == memory[a]
+                    && buffers[b].lower >= buffers[a].upper
+                    && buffers[b].lower <= buffers[a].upper + 2
+                    && !apart(a, b)
+            })
+            .collect();
+        if !near.is_empty() {
+            let b = near[rng.below(0, near.len() as i64) as usize];
+            problem.penalize(a, b, log_uniform(&mut rng, 0, 10))?;
+        }
     }
     Ok(problem)
 }
