@@ -17,6 +17,7 @@
 use alloc::vec;
 use alloc::vec::Vec;
 
+use crate::bits::ones;
 use crate::deadline::Deadline;
 use crate::model::problem::Problem;
 
@@ -279,19 +280,6 @@ fn first_one(set: &[u64]) -> Option<usize> {
         .enumerate()
         .find(|(_, &word)| word != 0)
         .map(|(i, &word)| i * 64 + word.trailing_zeros() as usize)
-}
-
-fn ones(set: &[u64]) -> impl Iterator<Item = usize> + '_ {
-    set.iter().enumerate().flat_map(|(w, &word)| {
-        let mut word = word;
-        core::iter::from_fn(move || {
-            (word != 0).then(|| {
-                let b = word.trailing_zeros() as usize;
-                word &= word - 1;
-                w * 64 + b
-            })
-        })
-    })
 }
 
 #[cfg(test)]

@@ -43,6 +43,8 @@ extern crate alloc;
 #[cfg(all(not(feature = "std"), panic = "unwind"))]
 extern crate std;
 
+#[cfg(feature = "constraints")]
+mod bits;
 #[cfg(all(feature = "constraints", feature = "heuristics"))]
 mod clique;
 #[cfg(feature = "std")]

@@ -123,6 +123,17 @@ fn plan_linked(problem: &Problem, options: &Options) -> Outcome {
     };
     #[cfg(not(feature = "heuristics"))]
     let floor = 0;
+    // Separations lowered are moments after every lifetime: the exact
+    // search takes them as conflicts between buffers, not as time.
+    let mut graph_options;
+    let options = match problem.separations().is_empty() {
+        true => options,
+        false => {
+            graph_options = options.clone();
+            graph_options.solver.conflict_graph = true;
+            &graph_options
+        }
+    };
     let mut outcome = plan_arena_above(&lowered.problem, options, floor, late);
     if let Some(s) = outcome.solution.take() {
         outcome.solution = Some(Solution {

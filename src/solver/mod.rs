@@ -34,7 +34,14 @@
 //! windows may fit interleaved instead; [`crate::sweep::Sweep::interleaving`]
 //! counts such pairs. With any of them an exhausted search is reported as
 //! [`Verdict::Exhausted`], not as a proof.
+//!
+//! # Conflict graphs
+//! With [`Params::conflict_graph`], small problems with gaps but no
+//! windows (a kernel's separations, lowered to moments) are searched on
+//! the graph of which buffers conflict instead (see `graph`).
 
+#[cfg(feature = "constraints")]
+mod graph;
 mod order;
 mod params;
 pub(crate) mod search;
@@ -131,10 +138,75 @@ fn solve_into(
         Ok(s) => s,
         Err(stop) => return Verdict::Stopped(stop),
     };
+    // (Only separations make problems the graph suits: no graph without
+    // them, as in the tiny build.)
+    #[cfg(feature = "constraints")]
+    let verdict = if params.conflict_graph && graph::applies(problem) {
+        both_searches(problem, &sweep, capacity, params, &mut poll, stats)
+    } else {
+        search_sweep(problem, &sweep, capacity, params, &mut poll, stats)
+    };
+    #[cfg(not(feature = "constraints"))]
     let verdict = search_sweep(problem, &sweep, capacity, params, &mut poll, stats);
     if let Verdict::Stopped(_) = verdict {
         sweep.discard();
     }
+    verdict
+}
+
+#[cfg(feature = "constraints")]
+/// The sweep's search and the conflict graph's, in turns of doubling
+/// node budgets (from 1,024): each is exact, so the first to settle the
+/// question answers it, and together they take at most about four times
+/// the nodes the better one needs. Within `params.node_limit` in all.
+fn both_searches(
+    problem: &Problem,
+    sweep: &Sweep,
+    capacity: i64,
+    params: &Params,
+    poll: &mut Poll<'_>,
+    stats: &mut Stats,
+) -> Verdict {
+    let graph = graph::Graph::new(problem);
+    let (mut nodes, mut backtracks) = (0u64, 0u64);
+    let mut budget = 1024u64;
+    let mut turn = params.clone();
+    let verdict = 'turns: loop {
+        for on_graph in [false, true] {
+            let left = params.node_limit.map(|l| l.saturating_sub(nodes));
+            if left == Some(0) {
+                break 'turns Verdict::NodeLimit;
+            }
+            let limit = left.map_or(budget, |l| l.min(budget));
+            stats.nodes = 0;
+            stats.backtracks = 0;
+            let verdict = match on_graph {
+                false => {
+                    turn.node_limit = Some(limit);
+                    search_sweep(problem, sweep, capacity, &turn, poll, stats)
+                }
+                true => {
+                    let searched = graph::search((problem, &graph), capacity, Some(limit), poll);
+                    stats.nodes = searched.nodes;
+                    stats.backtracks = searched.backtracks;
+                    match searched.end {
+                        graph::End::Found(offsets) => Verdict::Solved(offsets),
+                        graph::End::Infeasible => Verdict::Infeasible,
+                        graph::End::NodeLimit => Verdict::NodeLimit,
+                        graph::End::Stopped(stop) => Verdict::Stopped(stop),
+                    }
+                }
+            };
+            nodes += stats.nodes;
+            backtracks += stats.backtracks;
+            if verdict != Verdict::NodeLimit {
+                break 'turns verdict;
+            }
+        }
+        budget = budget.saturating_mul(2);
+    };
+    stats.nodes = nodes;
+    stats.backtracks = backtracks;
     verdict
 }
 

@@ -33,6 +33,12 @@ pub struct Params {
     pub preorders: Vec<Preorder>,
     /// Give up after this many nodes in all.
     pub node_limit: Option<u64>,
+    /// Search small problems whose buffers have gaps but no windows (a
+    /// kernel's separations, lowered) on their conflict graph too, in turns
+    /// with the sweep's search (see `solver::graph`); the rules above rule
+    /// the sweep's turns only. The planner sets it for problems with
+    /// separations; builds without the `constraints` feature ignore it.
+    pub conflict_graph: bool,
 }
 
 impl Default for Params {
@@ -49,6 +55,7 @@ impl Default for Params {
             dynamic_preordering: true,
             preorders: Preorder::DEFAULTS.to_vec(),
             node_limit: None,
+            conflict_graph: false,
         }
     }
 }

@@ -1,0 +1,564 @@
+//! The exact search on a conflict graph, for small problems whose
+//! buffers have gaps but no windows: above all the lowering of a kernel's
+//! separations, where each separation is a moment after every lifetime
+//! and the sweep's sections, thousands of moments wide, say little.
+//!
+//! Two buffers conflict when some live piece of one overlaps some live
+//! piece of the other in time; without windows a piece holds the whole
+//! buffer, so a placement is valid exactly when conflicting buffers take
+//! disjoint bytes, and the problem is a graph's: no time is left in it.
+//!
+//! Completeness. Take any placement below the capacity and push buffers
+//! down one at a time while one can move (each move lowers an offset, so
+//! this ends): every free buffer then sits at its lowest aligned offset
+//! given the others, and what blocks each lower offset is a neighbour
+//! below it (one above cannot reach down past its own bottom). Ordered by
+//! offset (ties by index), each buffer's lowest feasible offset given the
+//! buffers before it (and the fixed ones) is its offset there. So the
+//! search, which places the buffers one by one at that lowest offset,
+//! never lower than the one before (ties by index), finds every such
+//! placement; a capacity nothing fits is proven so when the tree is done.
+//!
+//! Pruning, each sound for that order: a buffer whose lowest offset ends
+//! at or below the last one used can never come (nothing placed later
+//! reaches that low), so the branch is dead; a buffer with no offset left
+//! below the capacity ends it; and for every clique of the graph kept
+//! (the buffers alive at one time, a greedy heavy clique around each
+//! buffer), what its unplaced members weigh plus what its placed members
+//! hold above the last offset must fit between that offset and the
+//! capacity, since everything unplaced goes at or above it.
+
+use alloc::vec;
+use alloc::vec::Vec;
+
+use crate::bits::ones;
+use crate::deadline::{Poll, Stop};
+use crate::math::align_up;
+use crate::model::problem::Problem;
+
+/// Problems up to this many buffers are searched on their graph.
+pub(crate) const MAX_BUFFERS: usize = 512;
+
+const UNPLACED: i64 = i64::MIN;
+
+/// Whether the graph search applies: few enough buffers, none with a
+/// window (then a piece holds the whole buffer and conflicts are pairs).
+pub(crate) fn applies(problem: &Problem) -> bool {
+    problem.len() <= MAX_BUFFERS && !problem.has_windows()
+}
+
+/// The conflict graph and the cliques the bound uses.
+pub(crate) struct Graph {
+    words: usize,
+    adjacent: Vec<u64>,
+    neighbours: Vec<Vec<u32>>,
+    size: Vec<i64>,
+    align: Vec<i64>,
+    /// Cliques as bit sets (`words` each), and the cliques of each buffer.
+    cliques: Vec<u64>,
+    cliques_of: Vec<Vec<u32>>,
+}
+
+impl Graph {
+    /// The graph of `problem` (which the search applies to).
+    pub(crate) fn new(problem: &Problem) -> Graph {
+        let buffers = problem.buffers();
+        let n = buffers.len();
+        let words = n.div_ceil(64).max(1);
+        // Live pieces by start, swept: each piece meets those still open.
+        let mut pieces: Vec<(i64, i64, u32)> = Vec::new();
+        for (i, b) in buffers.iter().enumerate() {
+            for p in b.pieces() {
+                pieces.push((p.lower, p.upper, i as u32));
+            }
+        }
+        pieces.sort_unstable();
+        let mut adjacent = vec![0u64; n * words];
+        let mut open: Vec<(i64, u32)> = Vec::new();
+        // The buffers alive as a piece starts form a clique; it is maximal
+        // in time when a piece ends before the next one starts (else the
+        // next set holds it).
+        let mut time_cliques: Vec<Vec<u32>> = Vec::new();
+        let mut pending: Option<Vec<u32>> = None;
+        for &(lower, upper, i) in &pieces {
+            let before = open.len();
+            open.retain(|&(end, _)| end > lower);
+            if open.len() < before {
+                time_cliques.extend(pending.take());
+            }
+            for &(_, j) in &open {
+                if j != i {
+                    let (a, b) = (i as usize, j as usize);
+                    adjacent[a * words + b / 64] |= 1 << (b % 64);
+                    adjacent[b * words + a / 64] |= 1 << (a % 64);
+                }
+            }
+            open.push((upper, i));
+            pending = Some(open.iter().map(|&(_, j)| j).collect());
+        }
+        time_cliques.extend(pending);
+        let neighbours: Vec<Vec<u32>> = (0..n)
+            .map(|a| {
+                ones(&adjacent[a * words..(a + 1) * words])
+                    .map(|b| b as u32)
+                    .collect()
+            })
+            .collect();
+        let size: Vec<i64> = buffers.iter().map(|b| b.size).collect();
+        let align: Vec<i64> = buffers.iter().map(|b| b.alignment).collect();
+        let mut graph = Graph {
+            words,
+            adjacent,
+            neighbours,
+            size,
+            align,
+            cliques: Vec::new(),
+            cliques_of: vec![Vec::new(); n],
+        };
+        for mut members in time_cliques {
+            if members.len() > 1 {
+                members.sort_unstable();
+                graph.keep(&members);
+            }
+        }
+        for v in 0..n {
+            let members = graph.greedy_clique(v);
+            if members.len() > 1 {
+                graph.keep(&members);
+            }
+        }
+        graph
+    }
+
+    fn adjacent(&self, a: usize, b: usize) -> bool {
+        self.adjacent[a * self.words + b / 64] >> (b % 64) & 1 == 1
+    }
+
+    /// A clique holding `v`: its neighbours, heaviest first, each kept when
+    /// it conflicts with all kept so far.
+    fn greedy_clique(&self, v: usize) -> Vec<u32> {
+        let mut order = self.neighbours[v].clone();
+        order.sort_unstable_by_key(|&u| (core::cmp::Reverse(self.size[u as usize]), u));
+        let mut members = vec![v as u32];
+        for u in order {
+            if members
+                .iter()
+                .all(|&m| self.adjacent(m as usize, u as usize))
+            {
+                members.push(u);
+            }
+        }
+        members.sort_unstable();
+        members
+    }
+
+    /// Keeps a clique for the bound, unless the same set is kept already.
+    fn keep(&mut self, members: &[u32]) {
+        let mut bits = vec![0u64; self.words];
+        for &m in members {
+            bits[m as usize / 64] |= 1 << (m % 64);
+        }
+        let k = self.cliques.len() / self.words;
+        let first = members[0] as usize;
+        let seen = self.cliques_of[first]
+            .iter()
+            .any(|&c| self.clique(c as usize) == &bits[..]);
+        if seen {
+            return;
+        }
+        self.cliques.extend_from_slice(&bits);
+        for &m in members {
+            self.cliques_of[m as usize].push(k as u32);
+        }
+    }
+
+    fn clique(&self, k: usize) -> &[u64] {
+        &self.cliques[k * self.words..(k + 1) * self.words]
+    }
+
+    fn in_clique(&self, k: usize, v: usize) -> bool {
+        self.cliques[k * self.words + v / 64] >> (v % 64) & 1 == 1
+    }
+}
+
+/// The search's state: offsets, each unplaced buffer's lowest feasible
+/// offset, what each clique's unplaced members weigh, and the logs that
+/// undo a placement.
+struct Search<'a> {
+    graph: &'a Graph,
+    capacity: i64,
+    offset: Vec<i64>,
+    lowest: Vec<i64>,
+    unplaced_weight: Vec<i64>,
+    /// (buffer, its lowest offset before) per change, and where each
+    /// depth's changes start.
+    undo: Vec<(u32, i64)>,
+    /// Placed buffers, in order; the fixed ones first.
+    placed: Vec<u32>,
+    /// Candidates of every open depth, one after the other.
+    candidates: Vec<u32>,
+    /// Scratch of the clique bound: placed buffers reaching above the
+    /// floor, and how much of them does.
+    above: Vec<(usize, i64)>,
+    nodes: u64,
+    backtracks: u64,
+    /// What a node weighs for the deadline's poll.
+    weight: u64,
+}
+
+/// One open depth of the search: its candidates in `Search::candidates`
+/// from `start` (the next to try at `next`), and where its undo log began.
+struct Frame {
+    start: usize,
+    next: usize,
+    undo: usize,
+}
+
+/// How a search on the graph ended.
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) enum End {
+    /// An offset per buffer.
+    Found(Vec<i64>),
+    /// Proven: nothing fits.
+    Infeasible,
+    /// The node limit ran out.
+    NodeLimit,
+    /// The deadline passed or the search was cancelled.
+    Stopped(Stop),
+}
+
+/// What a search did: how it ended, its nodes and its backtracks.
+pub(crate) struct Searched {
+    pub(crate) end: End,
+    pub(crate) nodes: u64,
+    pub(crate) backtracks: u64,
+}
+
+/// Searches `problem` (whose graph is `graph`) at `capacity`; see the
+/// module.
+pub(crate) fn search(
+    (problem, graph): (&Problem, &Graph),
+    capacity: i64,
+    node_limit: Option<u64>,
+    poll: &mut Poll<'_>,
+) -> Searched {
+    let ended = |end: End| Searched {
+        end,
+        nodes: 0,
+        backtracks: 0,
+    };
+    let n = problem.len();
+    let k = graph.cliques.len() / graph.words;
+    let mut search = Search {
+        graph,
+        capacity,
+        offset: vec![UNPLACED; n],
+        lowest: vec![0; n],
+        unplaced_weight: vec![0; k],
+        undo: Vec::new(),
+        placed: Vec::with_capacity(n),
+        candidates: Vec::new(),
+        above: Vec::with_capacity(n),
+        weight: (n + k) as u64 / 8 + 1,
+        nodes: 0,
+        backtracks: 0,
+    };
+    for (c, weight) in search.unplaced_weight.iter_mut().enumerate() {
+        *weight = ones(graph.clique(c)).map(|m| graph.size[m]).sum();
+    }
+    // The fixed buffers are placed from the start.
+    for (i, b) in problem.buffers().iter().enumerate() {
+        if let Some(f) = b.offset {
+            let clash = graph.neighbours[i].iter().any(|&j| {
+                let o = search.offset[j as usize];
+                o != UNPLACED && o < f + b.size && f < o + graph.size[j as usize]
+            });
+            if clash || f + b.size > capacity {
+                return ended(End::Infeasible);
+            }
+            search.offset[i] = f;
+            search.placed.push(i as u32);
+            for &c in &graph.cliques_of[i] {
+                search.unplaced_weight[c as usize] -= b.size;
+            }
+        }
+    }
+    for v in 0..n {
+        if search.offset[v] == UNPLACED {
+            match search.lowest_from(v, 0) {
+                Some(o) => search.lowest[v] = o,
+                None => return ended(End::Infeasible),
+            }
+        }
+    }
+    let fixed = search.placed.len();
+    let end = search.run(fixed, node_limit, poll);
+    Searched {
+        nodes: search.nodes,
+        backtracks: search.backtracks,
+        end: end.unwrap_or_else(|| End::Found(core::mem::take(&mut search.offset))),
+    }
+}
+
+impl Search<'_> {
+    /// The lowest aligned offset at or above `from` where `v` meets no
+    /// placed neighbour and ends within the capacity.
+    fn lowest_from(&self, v: usize, from: i64) -> Option<i64> {
+        let (size, align) = (self.graph.size[v], self.graph.align[v]);
+        let mut at = align_up(from.max(0), align);
+        loop {
+            if at.checked_add(size)? > self.capacity {
+                return None;
+            }
+            let blocker = self.graph.neighbours[v].iter().find_map(|&u| {
+                let o = self.offset[u as usize];
+                let top = o.wrapping_add(self.graph.size[u as usize]);
+                (o != UNPLACED && o < at + size && at < top).then_some(top)
+            });
+            match blocker {
+                Some(top) => at = align_up(top, align),
+                None => return Some(at),
+            }
+        }
+    }
+
+    /// The depth-first search over which buffer comes next; `None` when a
+    /// placement is found (in `offset`), else how it ended.
+    fn run(&mut self, fixed: usize, node_limit: Option<u64>, poll: &mut Poll<'_>) -> Option<End> {
+        let n = self.offset.len();
+        let mut frames: Vec<Frame> = Vec::with_capacity(n + 1);
+        self.nodes += 1;
+        let root_start = self.candidates.len();
+        if !self.open(i64::MIN, u32::MAX) {
+            return Some(End::Infeasible);
+        }
+        if self.placed.len() == n {
+            return None;
+        }
+        frames.push(Frame {
+            start: root_start,
+            next: root_start,
+            undo: self.undo.len(),
+        });
+        while !frames.is_empty() {
+            // A node scans every buffer and clique: it weighs that much.
+            if let Err(stop) = poll.tick(self.weight) {
+                return Some(End::Stopped(stop));
+            }
+            if node_limit.is_some_and(|l| self.nodes >= l) {
+                return Some(End::NodeLimit);
+            }
+            let depth = frames.len();
+            // The child of this depth tried last is still placed: undo it.
+            if self.placed.len() > fixed + depth - 1 {
+                self.unplace(frames[depth - 1].undo);
+            }
+            let frame = &mut frames[depth - 1];
+            // The deepest frame's candidates run to the end of the list.
+            if frame.next >= self.candidates.len() {
+                self.candidates.truncate(frame.start);
+                frames.pop();
+                self.backtracks += 1;
+                continue;
+            }
+            let v = self.candidates[frame.next] as usize;
+            frame.next += 1;
+            frame.undo = self.undo.len();
+            self.nodes += 1;
+            let start = self.candidates.len();
+            if self.place(v) && self.open(self.offset[v], v as u32) {
+                if self.placed.len() == n {
+                    return None;
+                }
+                frames.push(Frame {
+                    start,
+                    next: start,
+                    undo: self.undo.len(),
+                });
+            } else {
+                self.candidates.truncate(start);
+            }
+        }
+        Some(End::Infeasible)
+    }
+
+    /// Places `v` at its lowest offset and raises its neighbours' lowest
+    /// offsets past it; false when one of them has none left.
+    fn place(&mut self, v: usize) -> bool {
+        let at = self.lowest[v];
+        let top = at + self.graph.size[v];
+        self.offset[v] = at;
+        self.placed.push(v as u32);
+        for &c in &self.graph.cliques_of[v] {
+            self.unplaced_weight[c as usize] -= self.graph.size[v];
+        }
+        for k in 0..self.graph.neighbours[v].len() {
+            let u = self.graph.neighbours[v][k] as usize;
+            if self.offset[u] != UNPLACED {
+                continue;
+            }
+            let low = self.lowest[u];
+            if low < top && at < low + self.graph.size[u] {
+                self.undo.push((u as u32, low));
+                match self.lowest_from(u, top) {
+                    Some(o) => self.lowest[u] = o,
+                    None => return false,
+                }
+            }
+        }
+        true
+    }
+
+    /// Undoes the last placement, back to undo log length `mark`.
+    fn unplace(&mut self, mark: usize) {
+        while self.undo.len() > mark {
+            let (u, low) = self.undo.pop().expect("logged");
+            self.lowest[u as usize] = low;
+        }
+        let v = self.placed.pop().expect("placed") as usize;
+        for &c in &self.graph.cliques_of[v] {
+            self.unplaced_weight[c as usize] += self.graph.size[v];
+        }
+        self.offset[v] = UNPLACED;
+    }
+
+    /// After a placement at `floor` (buffer `last`): checks the bounds and
+    /// pushes the candidates for the next buffer, best first; false when
+    /// the branch is dead.
+    fn open(&mut self, floor: i64, last: u32) -> bool {
+        let n = self.offset.len();
+        let start = self.candidates.len();
+        for u in 0..n {
+            if self.offset[u] != UNPLACED {
+                continue;
+            }
+            let low = self.lowest[u];
+            if floor != i64::MIN && low + self.graph.size[u] <= floor {
+                self.candidates.truncate(start);
+                return false; // it can never come: its hole stays open
+            }
+            if floor == i64::MIN || low > floor || (low == floor && u as u32 > last) {
+                self.candidates.push(u as u32);
+            }
+        }
+        if floor != i64::MIN && !self.cliques_fit(floor) {
+            self.candidates.truncate(start);
+            return false;
+        }
+        if self.candidates.len() == start && self.placed.len() < n {
+            return false;
+        }
+        let (lowest, size) = (&self.lowest, &self.graph.size);
+        self.candidates[start..].sort_unstable_by_key(|&u| {
+            (lowest[u as usize], core::cmp::Reverse(size[u as usize]), u)
+        });
+        true
+    }
+
+    /// Whether every kept clique fits between `floor` and the capacity:
+    /// its unplaced members (all to go at or above `floor`) and what its
+    /// placed members hold above `floor`.
+    fn cliques_fit(&mut self, floor: i64) -> bool {
+        let room = self.capacity - floor;
+        self.above.clear();
+        for &p in &self.placed {
+            let p = p as usize;
+            let (o, top) = (self.offset[p], self.offset[p] + self.graph.size[p]);
+            if top > floor {
+                self.above.push((p, top.min(self.capacity) - o.max(floor)));
+            }
+        }
+        let k = self.unplaced_weight.len();
+        (0..k).all(|c| {
+            let held: i64 = self
+                .above
+                .iter()
+                .filter(|&&(p, _)| self.graph.in_clique(c, p))
+                .map(|&(_, h)| h)
+                .sum();
+            self.unplaced_weight[c] + held <= room
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::deadline::Deadline;
+    use crate::model::problem::{Buffer, Gap};
+    use crate::rng::Rng;
+    use crate::solver::{solve, Params, Verdict};
+
+    /// A small random problem with gaps (no windows) and alignments, some
+    /// buffers fixed: what lowered separations look like, and more.
+    fn gapped(rng: &mut Rng) -> Problem {
+        let n = rng.below(1, 9) as usize;
+        let mut buffers = Vec::new();
+        for i in 0..n {
+            let lower = rng.below(0, 12);
+            let upper = lower + rng.below(1, 10);
+            let mut b = Buffer::new(alloc::format!("{i}"), lower, upper, rng.below(1, 7));
+            b.alignment = [1, 1, 2, 4][rng.below(0, 4) as usize];
+            b.size = align_up(b.size, b.alignment);
+            if upper - lower >= 3 && rng.below(0, 2) == 0 {
+                let g = rng.below(lower + 1, upper - 1);
+                b.gaps.push(Gap {
+                    lower: g,
+                    upper: rng.below(g + 1, upper),
+                    window: None,
+                });
+            }
+            if rng.below(0, 8) == 0 {
+                b.offset = Some(b.alignment * rng.below(0, 4));
+            }
+            buffers.push(b);
+        }
+        let capacity = buffers
+            .iter()
+            .map(|b| b.offset.unwrap_or(0) + b.size)
+            .max()
+            .unwrap_or(1)
+            .max(rng.below(4, 24));
+        match Problem::new(capacity, buffers) {
+            Ok(p) => p,
+            Err(_) => Problem::new(capacity, Vec::new()).unwrap(),
+        }
+    }
+
+    /// On 20,000 random problems with gaps, the conflict graph's search
+    /// alone (no node limit) agrees with the sweep's search on whether
+    /// anything fits, and each placement it gives is valid. The sweep's
+    /// search is checked against brute force elsewhere (tests/exactness.rs).
+    #[test]
+    fn the_graph_search_agrees_with_the_sweep_search() {
+        let mut rng = Rng::new(0x9a4f);
+        let deadline = Deadline::new(None, None, None);
+        let (mut solved, mut infeasible) = (0, 0);
+        for i in 0..20_000 {
+            let problem = gapped(&mut rng);
+            assert!(applies(&problem));
+            let graph = Graph::new(&problem);
+            let mut poll = Poll::new(&deadline, 1 << 16);
+            let capacity = problem.capacity();
+            let end = search((&problem, &graph), capacity, None, &mut poll).end;
+            let (sweep, _) = solve(&problem, capacity, &Params::default(), &deadline);
+            match (&end, &sweep) {
+                (End::Found(offsets), Verdict::Solved(_)) => {
+                    let s = crate::solution::Solution {
+                        offsets: offsets.clone(),
+                    };
+                    if let Err(e) = crate::solution::validate(&problem, &s) {
+                        panic!("instance {i}: {e}: {offsets:?}\n{problem:?}");
+                    }
+                    solved += 1;
+                }
+                (End::Infeasible, Verdict::Infeasible) => infeasible += 1,
+                (a, b) => panic!("instance {i}: graph {a:?}, sweep {b:?}\n{problem:?}"),
+            }
+        }
+        assert!(
+            solved > 5_000 && infeasible > 2_000,
+            "{solved} solved, {infeasible} not"
+        );
+    }
+}
