@@ -204,6 +204,10 @@ struct Search<'a> {
     backtracks: u64,
     /// What a node weighs for the deadline's poll.
     weight: u64,
+    /// Which candidate comes first among those of one lowest offset: the
+    /// larger, or with a `seed`, the larger by sizes shaken by a factor
+    /// of 1/2 to 2 (turns that end in their node budget differ so).
+    rank: Vec<u32>,
 }
 
 /// One open depth of the search: its candidates in `Search::candidates`
@@ -239,7 +243,7 @@ pub(crate) struct Searched {
 pub(crate) fn search(
     (problem, graph): (&Problem, &Graph),
     capacity: i64,
-    node_limit: Option<u64>,
+    (node_limit, seed): (Option<u64>, u64),
     poll: &mut Poll<'_>,
 ) -> Searched {
     let ended = |end: End| Searched {
@@ -260,6 +264,7 @@ pub(crate) fn search(
         candidates: Vec::new(),
         above: Vec::with_capacity(n),
         weight: (n + k) as u64 / 8 + 1,
+        rank: ranks(&graph.size, seed),
         nodes: 0,
         backtracks: 0,
     };
@@ -298,6 +303,33 @@ pub(crate) fn search(
         backtracks: search.backtracks,
         end: end.unwrap_or_else(|| End::Found(core::mem::take(&mut search.offset))),
     }
+}
+
+/// Each buffer's rank: by decreasing size, shaken when `seed` is not 0.
+fn ranks(size: &[i64], seed: u64) -> Vec<u32> {
+    let mut state = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+    let key: Vec<i64> = size
+        .iter()
+        .map(|&s| {
+            if seed == 0 {
+                return s;
+            }
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            // A factor of 2^(x - 1), x uniform in [0, 2), in 1/64 steps.
+            let x = (state % 128) as i64;
+            let scaled = (s as i128 * (64 + x) as i128 / 128) as i64;
+            scaled.max(1)
+        })
+        .collect();
+    let mut order: Vec<u32> = (0..size.len() as u32).collect();
+    order.sort_unstable_by_key(|&u| (core::cmp::Reverse(key[u as usize]), u));
+    let mut rank = vec![0u32; size.len()];
+    for (r, &u) in order.iter().enumerate() {
+        rank[u as usize] = r as u32;
+    }
+    rank
 }
 
 impl Search<'_> {
@@ -448,10 +480,8 @@ impl Search<'_> {
         if self.candidates.len() == start && self.placed.len() < n {
             return false;
         }
-        let (lowest, size) = (&self.lowest, &self.graph.size);
-        self.candidates[start..].sort_unstable_by_key(|&u| {
-            (lowest[u as usize], core::cmp::Reverse(size[u as usize]), u)
-        });
+        let (lowest, rank) = (&self.lowest, &self.rank);
+        self.candidates[start..].sort_unstable_by_key(|&u| (lowest[u as usize], rank[u as usize]));
         true
     }
 
@@ -540,7 +570,13 @@ mod tests {
             let graph = Graph::new(&problem);
             let mut poll = Poll::new(&deadline, 1 << 16);
             let capacity = problem.capacity();
-            let end = search((&problem, &graph), capacity, None, &mut poll).end;
+            let end = search(
+                (&problem, &graph),
+                capacity,
+                (None, i as u64 % 3),
+                &mut poll,
+            )
+            .end;
             let (sweep, _) = solve(&problem, capacity, &Params::default(), &deadline);
             match (&end, &sweep) {
                 (End::Found(offsets), Verdict::Solved(_)) => {

@@ -171,6 +171,7 @@ fn both_searches(
     let (mut nodes, mut backtracks) = (0u64, 0u64);
     let mut budget = 1024u64;
     let mut turn = params.clone();
+    let mut seed = 0u64;
     let verdict = 'turns: loop {
         for on_graph in [false, true] {
             let left = params.node_limit.map(|l| l.saturating_sub(nodes));
@@ -186,7 +187,9 @@ fn both_searches(
                     search_sweep(problem, sweep, capacity, &turn, poll, stats)
                 }
                 true => {
-                    let searched = graph::search((problem, &graph), capacity, Some(limit), poll);
+                    let searched =
+                        graph::search((problem, &graph), capacity, (Some(limit), seed), poll);
+                    seed += 1;
                     stats.nodes = searched.nodes;
                     stats.backtracks = searched.backtracks;
                     match searched.end {
