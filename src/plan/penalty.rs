@@ -38,11 +38,11 @@ use crate::model::problem::Problem;
 use crate::reuse;
 use crate::solution::Solution;
 
-/// Fits one node may take when there is no timeout: the search then ends
-/// after this many, its bound said.
-const NODE_NODES: u64 = 1_000_000;
+/// Exact-search nodes one fit may take when there is no timeout (a fit
+/// that runs out neither places nor refuses: its node's bound stays open).
+const FIT_NODES: u64 = 200_000;
 /// Fits the whole search may make when there is no timeout.
-const FITS: u64 = 10_000;
+const FITS: u64 = 2_000;
 
 /// What fitting a node's problem gave.
 enum Probe {
@@ -66,8 +66,13 @@ struct Node {
 
 pub(super) fn plan_penalty(problem: &Problem, options: &Options) -> Outcome {
     let deadline = options.deadline();
+    // The fits report no progress of their own: their heights are not
+    // what this objective is after (a caller's cancel flag still stops
+    // them).
     let fit = Options {
         objective: Objective::Fit,
+        #[cfg(feature = "heuristics")]
+        progress: None,
         ..options.clone()
     };
     // The root: the problem as it is. Whatever it says stands when it
@@ -211,7 +216,7 @@ fn probe(
 /// Fits `problem` (in its pools, if any) within the time `deadline` has
 /// left; a `share` of it only (a quarter) when other nodes wait, so that
 /// one hard node does not end the search. Without a timeout a node's
-/// exact search stops after `NODE_NODES`.
+/// exact search stops after `FIT_NODES`.
 fn place(problem: &Problem, fit: &Options, deadline: &Deadline<'_>, share: bool) -> Outcome {
     let mut options = fit.clone();
     match deadline.remaining() {
@@ -220,8 +225,8 @@ fn place(problem: &Problem, fit: &Options, deadline: &Deadline<'_>, share: bool)
             options.timeout = Some(left.max(Duration::from_millis(1)));
         }
         None if share => {
-            let limit = options.solver.node_limit.unwrap_or(NODE_NODES);
-            options.solver.node_limit = Some(limit.min(NODE_NODES));
+            let limit = options.solver.node_limit.unwrap_or(FIT_NODES);
+            options.solver.node_limit = Some(limit.min(FIT_NODES));
         }
         None => {}
     }

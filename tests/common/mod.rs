@@ -130,10 +130,9 @@ pub fn brute_force(problem: &Problem) -> Option<Vec<i64>> {
     brute_force_with(problem, |_, _, _, _| None)
 }
 
-/// [`brute_force`] honouring the problem's colocations (same offset, and
-/// no conflict between them) and separations (no shared byte at all), from
-/// their definitions.
-pub fn brute_force_linked(problem: &Problem) -> Option<Vec<i64>> {
+/// Which pairs of buffers are colocated, and which separated, from the
+/// problem's groups: two n-by-n tables.
+pub fn link_tables(problem: &Problem) -> (Vec<Vec<bool>>, Vec<Vec<bool>>) {
     let n = problem.len();
     let mut colocated = vec![vec![false; n]; n];
     let mut separated = vec![vec![false; n]; n];
@@ -149,6 +148,14 @@ pub fn brute_force_linked(problem: &Problem) -> Option<Vec<i64>> {
             }
         }
     }
+    (colocated, separated)
+}
+
+/// [`brute_force`] honouring the problem's colocations (same offset, and
+/// no conflict between them) and separations (no shared byte at all), from
+/// their definitions.
+pub fn brute_force_linked(problem: &Problem) -> Option<Vec<i64>> {
+    let (colocated, separated) = link_tables(problem);
     let sizes: Vec<i64> = problem.buffers().iter().map(|b| b.size).collect();
     brute_force_with(problem, |i, oi, j, oj| {
         if colocated[i][j] {
@@ -272,20 +279,7 @@ pub fn brute_force_with(
 pub fn least_penalty(problem: &Problem) -> Option<i64> {
     let bs = problem.buffers();
     let n = bs.len();
-    let mut colocated = vec![vec![false; n]; n];
-    let mut separated = vec![vec![false; n]; n];
-    for (groups, table) in [
-        (problem.colocations(), &mut colocated),
-        (problem.separations(), &mut separated),
-    ] {
-        for g in groups {
-            for &a in g {
-                for &b in g {
-                    table[a as usize][b as usize] = a != b;
-                }
-            }
-        }
-    }
+    let (colocated, separated) = link_tables(problem);
     let mut cost = vec![vec![0i64; n]; n];
     for (a, b, c) in problem.penalties() {
         cost[a][b] += c;
