@@ -20,8 +20,8 @@ const EXACT_NODES: u64 = 4_000;
 /// `floor` and strictly below `old_top`, every other buffer held where it
 /// is (as fixed blocks of memory per run of slots of `time`, read off
 /// `occ`); the highest top, with the offsets in `placed`, or `None` when
-/// it finds nothing within its node limit or the window has buffers in
-/// pieces (those are first-fit's).
+/// it finds nothing within its node limit or the window has a buffer
+/// with a window of its own (those are first-fit's).
 pub(super) fn exact_window(
     (layout, window): (&Layout, &[u32]),
     placed: &mut Vec<i64>,
@@ -35,8 +35,10 @@ pub(super) fn exact_window(
     let mut lcm = 1i64;
     for &x in window {
         let b = x as usize;
-        let pieces = layout.pieces_of(b);
-        if pieces.len() != 1 || pieces[0].lower != 0 {
+        // Pieces that hold the whole buffer (a separated buffer's lifetime
+        // and moments) become gaps; a piece with a window is first-fit's.
+        let full = |p: &crate::heuristic::layout::Slot| p.lower == 0 && p.upper == layout.size[b];
+        if !layout.pieces_of(b).iter().all(full) {
             return Ok(None);
         }
         let a = layout.align[b];
@@ -51,20 +53,21 @@ pub(super) fn exact_window(
         _ => return Ok(None),
     };
     let mut buffers: Vec<Buffer> = Vec::with_capacity(window.len());
+    let mut gapped = false;
     for &x in window {
         let b = x as usize;
-        let p = layout.pieces_of(b)[0];
-        let (f, t) = LocalTime::map(Some(time), p.first, p.end);
-        let mut buffer = Buffer::new("", i64::from(f), i64::from(t), layout.size[b]);
-        buffer.alignment = layout.align[b];
-        buffers.push(buffer);
+        buffers.push(local_buffer(layout, b, time));
+        gapped |= buffers.last().is_some_and(|b| !b.gaps.is_empty());
     }
     held_blocks((occ, time), (base, capacity), &mut buffers, poll)?;
     let Ok(problem) = Problem::new(capacity, buffers) else {
         return Ok(None);
     };
+    // With buffers in pieces (separations lowered), the search on the
+    // conflict graph takes turns with the sweep's.
     let params = crate::solver::Params {
         node_limit: Some(EXACT_NODES),
+        conflict_graph: gapped,
         ..crate::solver::Params::default()
     };
     let (verdict, stats) = crate::solver::solve(&problem, capacity, &params, poll.deadline());
@@ -125,4 +128,35 @@ fn held_blocks(
         poll.tick(4 + now.len() as u64)?;
     }
     Ok(())
+}
+
+/// Buffer `b` of `layout` in the window's local `time`: its pieces (each
+/// holding the whole buffer) in local slots, the time between them gaps.
+/// Local time only widens a piece, so what fits here fits the problem.
+fn local_buffer(layout: &Layout, b: usize, time: &LocalTime) -> crate::model::problem::Buffer {
+    use crate::model::problem::{Buffer, Gap};
+    let mut spans: Vec<(i64, i64)> = Vec::new();
+    for p in layout.pieces_of(b) {
+        let (f, t) = LocalTime::map(Some(time), p.first, p.end);
+        let (f, t) = (i64::from(f), i64::from(t).max(i64::from(f) + 1));
+        match spans.last_mut() {
+            Some(last) if f <= last.1 => last.1 = last.1.max(t),
+            _ => spans.push((f, t)),
+        }
+    }
+    let (lower, upper) = match (spans.first(), spans.last()) {
+        (Some(first), Some(last)) => (first.0, last.1),
+        _ => (0, 1),
+    };
+    let mut buffer = Buffer::new("", lower, upper, layout.size[b]);
+    buffer.alignment = layout.align[b];
+    buffer.gaps = spans
+        .windows(2)
+        .map(|w| Gap {
+            lower: w[0].1,
+            upper: w[1].0,
+            window: None,
+        })
+        .collect();
+    buffer
 }
