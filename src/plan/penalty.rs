@@ -126,7 +126,13 @@ pub(super) fn plan_penalty(problem: &Problem, options: &Options) -> Outcome {
             Some(placement) => placement,
             None => {
                 fits += 1;
-                match probe(problem, &pairs, &node.apart, &fit, &deadline) {
+                match probe(
+                    problem,
+                    &pairs,
+                    &node.apart,
+                    (&fit, &deadline),
+                    &mut outcome.stats.nodes,
+                ) {
                     Probe::Found(offsets, source) => {
                         let cost = reuse::cost(problem, &offsets);
                         if cost < best.0 {
@@ -188,13 +194,14 @@ pub(super) fn plan_penalty(problem: &Problem, options: &Options) -> Outcome {
     outcome
 }
 
-/// Fits `problem` with the pairs `apart` (indices into `pairs`) separated.
+/// Fits `problem` with the pairs `apart` (indices into `pairs`) separated;
+/// adds the exact search's nodes to `nodes`.
 fn probe(
     problem: &Problem,
     pairs: &[(usize, usize, i64)],
     apart: &[u32],
-    fit: &Options,
-    deadline: &Deadline<'_>,
+    (fit, deadline): (&Options, &Deadline<'_>),
+    nodes: &mut u64,
 ) -> Probe {
     let mut separated = problem.clone();
     for &k in apart {
@@ -206,6 +213,7 @@ fn probe(
         }
     }
     let outcome = place(&separated, fit, deadline, true);
+    *nodes += outcome.stats.nodes;
     match (outcome.status, outcome.solution) {
         (Status::Solved, Some(s)) => Probe::Found(s.offsets, outcome.source),
         (Status::Infeasible, _) => Probe::Infeasible,

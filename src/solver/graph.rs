@@ -206,7 +206,7 @@ struct Search<'a> {
     weight: u64,
     /// Which candidate comes first among those of one lowest offset: the
     /// larger, or with a `seed`, the larger by sizes shaken by a factor
-    /// of 1/2 to 2 (turns that end in their node budget differ so).
+    /// between 1/2 and 3/2 (turns that end in their node budget differ so).
     rank: Vec<u32>,
 }
 
@@ -317,7 +317,7 @@ fn ranks(size: &[i64], seed: u64) -> Vec<u32> {
             state ^= state << 13;
             state ^= state >> 7;
             state ^= state << 17;
-            // A factor of 2^(x - 1), x uniform in [0, 2), in 1/64 steps.
+            // A factor of (64 + x) / 128, x uniform in 0..128.
             let x = (state % 128) as i64;
             let scaled = (s as i128 * (64 + x) as i128 / 128) as i64;
             scaled.max(1)
