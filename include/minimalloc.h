@@ -472,8 +472,9 @@ int64_t minimalloc_options_lower_bound(const struct minimalloc_options *options)
 
 /**
  * 1 if the last solve with these options returned a placement whose
- * height equals the proven lower bound (no lower height exists), else 0
- * (also for NULL).
+ * height equals the proven lower bound (no lower height exists; with
+ * `MINIMALLOC_OBJECTIVE_PENALTY`, whose penalty is proven the least),
+ * else 0 (also for NULL).
  *
  * # Safety
  * `options` is NULL or a live handle.

@@ -40,7 +40,8 @@ pub struct Outcome {
     pub solution: Option<Solution>,
     /// A proven lower bound on the height of any placement.
     pub lower_bound: i64,
-    /// Whether the solution's height is proven the lowest possible.
+    /// Whether the solution's height is proven the lowest possible (with
+    /// the penalty objective: whether what it pays is proven the least).
     pub optimal: bool,
     /// Where the solution came from.
     pub source: Option<Source>,

@@ -102,7 +102,8 @@ class Result:
     lower_bound: int
     """Proven: no placement is lower (the max load, or more)."""
     optimal: bool
-    """The height equals the lower bound."""
+    """The height equals the lower bound (with ``penalty=True``: the
+    penalty equals its lower bound)."""
     nodes: int
     """Exact-search nodes visited."""
     elapsed: float
