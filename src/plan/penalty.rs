@@ -85,82 +85,162 @@ pub(super) fn plan_penalty(problem: &Problem, options: &Options) -> Outcome {
         (Status::Solved, Some(s)) => s.offsets.clone(),
         _ => return outcome,
     };
-    let pairs: Vec<(usize, usize, i64)> = problem.penalties().collect();
-    let mut best = (reuse::cost(problem, &root), root.clone(), outcome.source);
+    let mut search = Search {
+        problem,
+        pairs: problem.penalties().collect(),
+        fit: (&fit, &deadline),
+        best: Best {
+            cost: reuse::cost(problem, &root),
+            offsets: root.clone(),
+            source: outcome.source,
+        },
+        unresolved: i64::MAX,
+        fits: 0,
+        nodes: 0,
+    };
     #[cfg(feature = "heuristics")]
-    {
-        // First-fit's own placement, so that the answer never pays more
-        // than it (the root may come from another strategy).
+    search.first_fit();
+    let lower_bound = search.run(root);
+    let best = search.best;
+    outcome.stats.nodes += search.nodes;
+    outcome.penalty = Some(PenaltyReport {
+        cost: best.cost,
+        lower_bound,
+    });
+    outcome.optimal = lower_bound >= best.cost;
+    outcome.solution = Some(Solution {
+        offsets: best.offsets,
+    });
+    outcome.source = best.source;
+    if let Err(stop) = deadline.check() {
+        outcome = outcome.stop(stop);
+    }
+    outcome.stats.elapsed = deadline.elapsed();
+    outcome
+}
+
+/// The placement that pays least so far.
+struct Best {
+    cost: i64,
+    offsets: Vec<i64>,
+    source: Option<Source>,
+}
+
+/// The branch and bound's state.
+struct Search<'a> {
+    problem: &'a Problem,
+    /// The penalised pairs, in increasing order of the pair.
+    pairs: Vec<(usize, usize, i64)>,
+    fit: (&'a Options, &'a Deadline<'a>),
+    best: Best,
+    /// The least bound of the nodes whose fit said neither yes nor no.
+    unresolved: i64,
+    fits: u64,
+    /// The exact search's nodes in all fits.
+    nodes: u64,
+}
+
+impl Search<'_> {
+    /// Keeps `offsets` if it pays less than the best.
+    fn offer(&mut self, offsets: &[i64], source: Option<Source>) {
+        let cost = reuse::cost(self.problem, offsets);
+        if cost < self.best.cost {
+            self.best = Best {
+                cost,
+                offsets: offsets.to_vec(),
+                source,
+            };
+        }
+    }
+
+    /// First-fit's own placement as a candidate, so that the answer never
+    /// pays more than it (the root may come from another strategy).
+    #[cfg(feature = "heuristics")]
+    fn first_fit(&mut self) {
         let first_fit = Options {
             method: Method::Heuristic(crate::heuristic::Strategy::FirstFit),
             restarts: Some(0),
-            ..fit.clone()
+            ..self.fit.0.clone()
         };
-        let candidate = place(problem, &first_fit, &deadline, false);
+        let candidate = place(self.problem, &first_fit, self.fit.1, false);
         if let (Status::Solved, Some(s)) = (candidate.status, candidate.solution) {
-            let cost = reuse::cost(problem, &s.offsets);
-            if cost < best.0 {
-                best = (cost, s.offsets, candidate.source);
-            }
+            self.offer(&s.offsets, candidate.source);
         }
     }
-    let mut open = alloc::vec![Node {
-        apart: Vec::new(),
-        paid: Vec::new(),
-        bound: 0,
-        placement: Some(root),
-    }];
-    // The least bound of the nodes whose fit said neither yes nor no.
-    let mut unresolved = i64::MAX;
-    let mut fits = 0u64;
-    let timed = deadline.remaining().is_some();
-    while let Some(node) = open.pop() {
-        if node.bound >= best.0 {
-            continue;
-        }
-        if deadline.check().is_err() || (!timed && fits >= FITS) {
-            open.push(node);
-            break;
-        }
-        let placement = match node.placement {
-            Some(placement) => placement,
-            None => {
-                fits += 1;
-                match probe(
-                    problem,
-                    &pairs,
-                    &node.apart,
-                    (&fit, &deadline),
-                    &mut outcome.stats.nodes,
-                ) {
-                    Probe::Found(offsets, source) => {
-                        let cost = reuse::cost(problem, &offsets);
-                        if cost < best.0 {
-                            best = (cost, offsets.clone(), source);
+
+    /// Searches from the root (the problem as it is, placed at `root`);
+    /// returns the proven lower bound on what any placement pays.
+    fn run(&mut self, root: Vec<i64>) -> i64 {
+        let deadline = self.fit.1;
+        let timed = deadline.remaining().is_some();
+        let mut open = alloc::vec![Node {
+            apart: Vec::new(),
+            paid: Vec::new(),
+            bound: 0,
+            placement: Some(root),
+        }];
+        while let Some(node) = open.pop() {
+            if node.bound >= self.best.cost {
+                continue;
+            }
+            if deadline.check().is_err() || (!timed && self.fits >= FITS) {
+                open.push(node);
+                break;
+            }
+            let placement = match node.placement {
+                Some(placement) => placement,
+                None => {
+                    self.fits += 1;
+                    match probe(
+                        self.problem,
+                        &self.pairs,
+                        &node.apart,
+                        self.fit,
+                        &mut self.nodes,
+                    ) {
+                        Probe::Found(offsets, source) => {
+                            self.offer(&offsets, source);
+                            offsets
                         }
-                        offsets
-                    }
-                    Probe::Infeasible => continue,
-                    Probe::Unknown => {
-                        unresolved = unresolved.min(node.bound);
-                        continue;
+                        Probe::Infeasible => continue,
+                        Probe::Unknown => {
+                            self.unresolved = self.unresolved.min(node.bound);
+                            continue;
+                        }
                     }
                 }
-            }
+            };
+            let node = Node {
+                placement: Some(placement),
+                ..node
+            };
+            self.split(node, &mut open);
+        }
+        let left = open.iter().map(|n| n.bound).min().unwrap_or(i64::MAX);
+        self.best.cost.min(left).min(self.unresolved)
+    }
+
+    /// Splits `node` (with its placement) on the dearest pair sharing bytes
+    /// there that the node does not pay: kept apart (a fit, searched first:
+    /// it pays nothing more) or paid for (the same placement stands).
+    /// Nothing to split on: the node is done, nothing below it pays less.
+    fn split(&self, node: Node, open: &mut Vec<Node>) {
+        let Some(placement) = node.placement else {
+            return;
         };
-        // The dearest pair sharing bytes here that the node does not pay.
-        let split = reuse::sharing(problem, &placement)
+        let split = reuse::sharing(self.problem, &placement)
             .into_iter()
             .filter_map(|(a, b, cost)| {
-                let k = pairs.binary_search_by(|p| (p.0, p.1).cmp(&(a, b))).ok()? as u32;
+                let k = self
+                    .pairs
+                    .binary_search_by(|p| (p.0, p.1).cmp(&(a, b)))
+                    .ok()? as u32;
                 (!node.paid.contains(&k)).then_some((cost, k))
             })
             .max();
         let Some((cost, k)) = split else {
-            continue; // done: nothing below pays less than this placement
+            return;
         };
-        // Paid for: the same placement stands there. Kept apart: a fit.
-        // The kept-apart child is searched first (it pays nothing more).
         let mut paid = node.paid.clone();
         paid.push(k);
         open.push(Node {
@@ -178,20 +258,6 @@ pub(super) fn plan_penalty(problem: &Problem, options: &Options) -> Outcome {
             placement: None,
         });
     }
-    let left = open.iter().map(|n| n.bound).min().unwrap_or(i64::MAX);
-    let lower_bound = best.0.min(left).min(unresolved);
-    outcome.penalty = Some(PenaltyReport {
-        cost: best.0,
-        lower_bound,
-    });
-    outcome.optimal = lower_bound >= best.0;
-    outcome.solution = Some(Solution { offsets: best.1 });
-    outcome.source = best.2;
-    if let Err(stop) = deadline.check() {
-        outcome = outcome.stop(stop);
-    }
-    outcome.stats.elapsed = deadline.elapsed();
-    outcome
 }
 
 /// Fits `problem` with the pairs `apart` (indices into `pairs`) separated;
