@@ -42,7 +42,8 @@ pub(crate) fn cost(problem: &Problem, offsets: &[i64]) -> i64 {
 
 impl Solution {
     /// What this placement pays in reuse penalties: the summed costs of the
-    /// penalised pairs of `problem` whose bytes meet. 0 without penalties.
+    /// penalised pairs of `problem` whose bytes meet. 0 without penalties,
+    /// and 0 for a solution of another problem (not one offset a buffer).
     pub fn penalty(&self, problem: &Problem) -> i64 {
         if self.offsets.len() != problem.len() {
             return 0;

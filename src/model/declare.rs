@@ -118,14 +118,10 @@ impl Problem {
         if cost < 0 {
             return Err(self.link_error(a, b, LinkError::NegativePenalty { cost }));
         }
-        let total = self
-            .links
-            .penalties
-            .values()
-            .try_fold(cost, |sum, &c| sum.checked_add(c));
-        if total.is_none() {
+        let Some(total) = self.links.penalty_total.checked_add(cost) else {
             return Err(self.link_error(a, b, LinkError::PenaltiesOverflow));
-        }
+        };
+        self.links.penalty_total = total;
         *self.links.penalties.entry((a, b)).or_insert(0) += cost;
         Ok(())
     }

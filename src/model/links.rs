@@ -28,6 +28,9 @@ pub struct Links {
     /// two share a byte. They change no placement's validity, only what it
     /// costs, so they are not lowered.
     pub(crate) penalties: BTreeMap<(u32, u32), i64>,
+    /// Their costs added up (kept so that declaring one is not a scan of
+    /// all: at most 2^63-1, which declaring checks).
+    pub(super) penalty_total: i64,
 }
 
 impl Links {
