@@ -4,7 +4,10 @@
 //!   alive at one time) and the highest fixed buffer; the exact search
 //!   raises it when it proves a capacity infeasible.
 //! - Upper bound: the best placement the scheduler's lanes hold (plain
-//!   and perturbed placements, local repair).
+//!   and perturbed placements, local repair; on a separated kernel, the
+//!   walk over orders on its conflict graph instead of the repair, with as
+//!   much time as the exact search, which then takes at most half of what
+//!   is left per round).
 //! - Between them, while the problem is small enough for it, the exact
 //!   search at candidate capacities, one round of attempts at a time with
 //!   a node limit that doubles each round: the lower bound first (tight

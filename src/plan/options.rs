@@ -61,6 +61,9 @@ pub enum Source {
     /// exactly merged into rectangles), lifted back.
     #[cfg(feature = "heuristics")]
     Coarsened,
+    /// The walk over orders on a separated kernel's conflict graph.
+    #[cfg(feature = "heuristics")]
+    Walked,
 }
 
 impl fmt::Display for Source {
@@ -77,6 +80,8 @@ impl fmt::Display for Source {
             Source::Stacked => f.write_str("stacked"),
             #[cfg(feature = "heuristics")]
             Source::Repaired => f.write_str("local repair"),
+            #[cfg(feature = "heuristics")]
+            Source::Walked => f.write_str("walk over orders"),
             #[cfg(feature = "heuristics")]
             Source::Coarsened => f.write_str("coarsened problem"),
         }

@@ -51,9 +51,9 @@ pub(crate) fn applies(problem: &Problem) -> bool {
 pub(crate) struct Graph {
     words: usize,
     adjacent: Vec<u64>,
-    neighbours: Vec<Vec<u32>>,
-    size: Vec<i64>,
-    align: Vec<i64>,
+    pub(super) neighbours: Vec<Vec<u32>>,
+    pub(super) size: Vec<i64>,
+    pub(super) align: Vec<i64>,
     /// Cliques as bit sets (`words` each), and the cliques of each buffer.
     cliques: Vec<u64>,
     cliques_of: Vec<Vec<u32>>,
@@ -128,6 +128,12 @@ impl Graph {
             }
         }
         graph
+    }
+
+    /// What a node of the search weighs for the deadline's poll: it
+    /// scans every buffer and clique.
+    pub(super) fn node_weight(&self) -> u64 {
+        (self.size.len() + self.cliques.len() / self.words) as u64 / 8 + 1
     }
 
     fn adjacent(&self, a: usize, b: usize) -> bool {
@@ -263,7 +269,7 @@ pub(crate) fn search(
         placed: Vec::with_capacity(n),
         candidates: Vec::new(),
         above: Vec::with_capacity(n),
-        weight: (n + k) as u64 / 8 + 1,
+        weight: graph.node_weight(),
         rank: ranks(&graph.size, seed),
         nodes: 0,
         backtracks: 0,
@@ -515,45 +521,9 @@ impl Search<'_> {
 mod tests {
     use super::*;
     use crate::deadline::Deadline;
-    use crate::model::problem::{Buffer, Gap};
     use crate::rng::Rng;
+    use crate::solver::testing::gapped;
     use crate::solver::{solve, Params, Verdict};
-
-    /// A small random problem with gaps (no windows) and alignments, some
-    /// buffers fixed: what lowered separations look like, and more.
-    fn gapped(rng: &mut Rng) -> Problem {
-        let n = rng.below(1, 9) as usize;
-        let mut buffers = Vec::new();
-        for i in 0..n {
-            let lower = rng.below(0, 12);
-            let upper = lower + rng.below(1, 10);
-            let mut b = Buffer::new(alloc::format!("{i}"), lower, upper, rng.below(1, 7));
-            b.alignment = [1, 1, 2, 4][rng.below(0, 4) as usize];
-            b.size = align_up(b.size, b.alignment);
-            if upper - lower >= 3 && rng.below(0, 2) == 0 {
-                let g = rng.below(lower + 1, upper - 1);
-                b.gaps.push(Gap {
-                    lower: g,
-                    upper: rng.below(g + 1, upper),
-                    window: None,
-                });
-            }
-            if rng.below(0, 8) == 0 {
-                b.offset = Some(b.alignment * rng.below(0, 4));
-            }
-            buffers.push(b);
-        }
-        let capacity = buffers
-            .iter()
-            .map(|b| b.offset.unwrap_or(0) + b.size)
-            .max()
-            .unwrap_or(1)
-            .max(rng.below(4, 24));
-        match Problem::new(capacity, buffers) {
-            Ok(p) => p,
-            Err(_) => Problem::new(capacity, Vec::new()).unwrap(),
-        }
-    }
 
     /// On 20,000 random problems with gaps, the conflict graph's search
     /// alone (no node limit) agrees with the sweep's search on whether

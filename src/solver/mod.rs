@@ -38,13 +38,20 @@
 //! # Conflict graphs
 //! With [`Params::conflict_graph`], small problems with gaps but no
 //! windows (a kernel's separations, lowered to moments) are searched on
-//! the graph of which buffers conflict instead (see `graph`).
+//! the graph of which buffers conflict too (see `graph`), and a walk over
+//! orders on that graph (see `walk`) looks for a placement between the
+//! exact turns: it finds placements at the heaviest clique where the
+//! depth-first searches get lost in a dense graph, and proves nothing.
 
 #[cfg(feature = "constraints")]
 mod graph;
 mod order;
 mod params;
 pub(crate) mod search;
+#[cfg(all(test, feature = "constraints"))]
+mod testing;
+#[cfg(feature = "constraints")]
+mod walk;
 
 use alloc::vec;
 use alloc::vec::Vec;
@@ -54,6 +61,8 @@ pub use order::{BadPreorder, Key, Preorder};
 use order::{Orderings, Traits};
 pub use params::Params;
 use search::{Part, RunEnd, Search, FREE};
+#[cfg(all(feature = "constraints", feature = "heuristics"))]
+pub(crate) use walk::GraphWalk;
 
 use crate::deadline::{Deadline, Poll, Stop};
 use crate::model::buffer::Buffer;
@@ -155,13 +164,15 @@ fn solve_into(
 }
 
 #[cfg(feature = "constraints")]
-/// The conflict graph's search and the sweep's, in turns of doubling
-/// node budgets (from 1,024): each is exact, so the first to settle the
-/// question answers it, and together they take at most about four times
-/// the nodes the better one needs. Within `params.node_limit` in all. The
-/// graph goes first: on 80 kernels of 20-120 buffers at 25-50% separated
-/// it proved 3 more (50 against 47 at 1 s), and what the sweep settles in
-/// a few hundred nodes (larger, sparser kernels) waits 1,024 graph nodes.
+/// The conflict graph's search, the walk and the sweep's search, in turns
+/// of doubling node budgets (from 1,024; the walk's in the same units of
+/// work as the graph's nodes): the searches are exact, so the first to
+/// settle the question answers it, and a placement the walk finds does;
+/// together they take at most about six times the nodes the best needs.
+/// Within `params.node_limit` in all. The graph goes first: on 80 kernels
+/// of 20-120 buffers at 25-50% separated it proved 3 more (50 against 47
+/// at 1 s), and what the sweep settles in a few hundred nodes (larger,
+/// sparser kernels) waits 1,024 graph nodes.
 fn both_searches(
     problem: &Problem,
     sweep: &Sweep,
@@ -171,12 +182,13 @@ fn both_searches(
     stats: &mut Stats,
 ) -> Verdict {
     let graph = graph::Graph::new(problem);
+    let mut walk = walk::Walk::new(problem, &graph, capacity, 0);
     let (mut nodes, mut backtracks) = (0u64, 0u64);
     let mut budget = 1024u64;
     let mut turn = params.clone();
     let mut seed = 0u64;
     let verdict = 'turns: loop {
-        for on_graph in [true, false] {
+        for kind in [Turn::Graph, Turn::Walk, Turn::Sweep] {
             let left = params.node_limit.map(|l| l.saturating_sub(nodes));
             if left == Some(0) {
                 break 'turns Verdict::NodeLimit;
@@ -184,12 +196,23 @@ fn both_searches(
             let limit = left.map_or(budget, |l| l.min(budget));
             stats.nodes = 0;
             stats.backtracks = 0;
-            let verdict = match on_graph {
-                false => {
+            let verdict = match kind {
+                Turn::Sweep => {
                     turn.node_limit = Some(limit);
                     search_sweep(problem, sweep, capacity, &turn, poll, stats)
                 }
-                true => {
+                Turn::Walk => {
+                    let weight = graph.node_weight();
+                    let (walked, work) = walk.run(&graph, (limit.saturating_mul(weight), 0), poll);
+                    stats.nodes = work / weight;
+                    match walked {
+                        walk::Walked::Found(offsets) => Verdict::Solved(offsets),
+                        walk::Walked::Stopped(stop) => Verdict::Stopped(stop),
+                        // (Asked for no height, it reports none lower.)
+                        _ => Verdict::NodeLimit,
+                    }
+                }
+                Turn::Graph => {
                     let searched =
                         graph::search((problem, &graph), capacity, (Some(limit), seed), poll);
                     seed += 1;
@@ -214,6 +237,15 @@ fn both_searches(
     stats.nodes = nodes;
     stats.backtracks = backtracks;
     verdict
+}
+
+/// The turns of [`both_searches`].
+#[cfg(feature = "constraints")]
+#[derive(Clone, Copy)]
+enum Turn {
+    Graph,
+    Walk,
+    Sweep,
 }
 
 /// Runs the search on a sweep of `problem`.

@@ -35,7 +35,8 @@ pub struct Params {
     pub node_limit: Option<u64>,
     /// Search small problems whose buffers have gaps but no windows (a
     /// kernel's separations, lowered) on their conflict graph too, in turns
-    /// with the sweep's search (see `solver::graph`); the rules above rule
+    /// with the sweep's search and a walk over orders that looks for a
+    /// placement (see `solver::graph`, `solver::walk`); the rules above rule
     /// the sweep's turns only. The planner sets it for problems with
     /// separations; builds without the `constraints` feature ignore it.
     pub conflict_graph: bool,

@@ -44,6 +44,11 @@ pub(super) struct Lane<'w, 'a> {
     /// Whether the repair works on the lane's best placement (else it
     /// is reset to it before its next step).
     pub(super) repairing_mine: bool,
+    /// On a separated kernel, the walk over orders that takes the
+    /// repair's turns (`Some(None)` where it cannot run: too many buffers,
+    /// windows, or fixed buffers that clash; `None` on other problems).
+    #[cfg(feature = "constraints")]
+    pub(super) walk: Option<Option<crate::solver::GraphWalk>>,
     pub(super) ranked: Option<Vec<Variant>>,
     /// How many plain orders had finished when `ranked` was made.
     pub(super) ranked_at: usize,
@@ -66,6 +71,21 @@ impl Lane<'_, '_> {
             .unwrap_or_else(|| heuristic::default_count(n as usize));
         let (mut placing, mut repairing) = (0i64, 0i64);
         let mut exact_done = exact.is_none();
+        #[cfg(feature = "constraints")]
+        if self.work.options.solver.conflict_graph && self.walk.is_none() {
+            let target = self.work.lower_bound;
+            self.walk = Some(crate::solver::GraphWalk::new(
+                self.work.problem,
+                target,
+                self.seed,
+            ));
+        }
+        // How long the last exact round took, when shares of time may
+        // depend on the clock (with a timeout and no count of restarts).
+        #[cfg(feature = "constraints")]
+        let mut exact_time = core::time::Duration::ZERO;
+        #[cfg(feature = "constraints")]
+        let clocked = timed && self.work.options.restarts.is_none();
         for round in 0u32.. {
             if self.board.done(goal) || self.deadline.check().is_err() {
                 break;
@@ -96,9 +116,45 @@ impl Lane<'_, '_> {
             if self.board.done(goal) {
                 break;
             }
+            // On a separated kernel with one lane, the walk over orders
+            // gets as much before each exact round as the round before
+            // had: its time when clocked, else its nodes' work (the first
+            // round goes first: it proves most kernels at once).
+            #[cfg(feature = "constraints")]
+            if round > 0 && self.lanes == 1 && !exact_done {
+                let nodes = EXACT_NODES << (2 * (round - 1)).min(40);
+                if self
+                    .walk_turn((nodes, clocked.then_some(exact_time)), goal)
+                    .is_err()
+                {
+                    return self.publish();
+                }
+                if self.board.done(goal) {
+                    break;
+                }
+            }
             if let Some(ex) = exact.as_deref_mut().filter(|_| !exact_done) {
                 let nodes = (self.lanes == 1).then(|| EXACT_NODES << (2 * round).min(40));
-                match ex(nodes, self.deadline, self.board) {
+                #[cfg(feature = "constraints")]
+                let started = self.deadline.elapsed();
+                // A lane that walks gives the exact round at most half
+                // the time left, so that the walk's turn comes (else one
+                // round of a 200-buffer kernel can take a whole second).
+                #[cfg(feature = "constraints")]
+                let halved = match (&self.walk, self.deadline.remaining()) {
+                    (Some(Some(_)), Some(left)) if self.lanes == 1 && clocked => {
+                        Some(self.deadline.sooner(left / 2))
+                    }
+                    _ => None,
+                };
+                #[cfg(not(feature = "constraints"))]
+                let halved: Option<Deadline<'_>> = None;
+                let found = ex(nodes, halved.as_ref().unwrap_or(self.deadline), self.board);
+                #[cfg(feature = "constraints")]
+                {
+                    exact_time = self.deadline.elapsed().saturating_sub(started);
+                }
+                match found {
                     Exact::Found(inc) => self.offer(inc),
                     Exact::Nothing => {}
                     Exact::Done => exact_done = true,
@@ -312,6 +368,11 @@ impl Lane<'_, '_> {
             Goal::Minimize => self.board.lower(),
         };
         let mut poll = Poll::new(self.deadline, 1 << 12);
+        #[cfg(feature = "constraints")]
+        if let Some(Some(_)) = self.walk {
+            let mine = mine.height;
+            return self.walk_for(credit, (target, mine), &mut poll);
+        }
         self.repaired += 1;
         let seed = self.seed ^ self.repaired.wrapping_mul(0xD6E8_FEB8_6659_FD93);
         match self.repair.as_mut() {
@@ -341,6 +402,74 @@ impl Lane<'_, '_> {
         }
 
         Ok(())
+    }
+
+    /// A turn of the walk worth `nodes` of the exact search, or `time`
+    /// when given, if the lane walks (see [`Self::walk_for`]) and has a
+    /// placement.
+    #[cfg(feature = "constraints")]
+    fn walk_turn(
+        &mut self,
+        (nodes, time): (u64, Option<core::time::Duration>),
+        goal: Goal,
+    ) -> Result<(), Stop> {
+        let (Some(Some(walk)), Some(mine)) = (&self.walk, &self.mine) else {
+            return Ok(());
+        };
+        let work = match time {
+            Some(_) => u64::MAX,
+            None => nodes.saturating_mul(walk.node_weight()),
+        };
+        let mut credit = i64::try_from(work).unwrap_or(i64::MAX / 4);
+        let target = match goal {
+            Goal::Fit(capacity) => capacity,
+            Goal::Minimize => self.board.lower(),
+        };
+        let best = mine.height;
+        let turn_ends = time.map(|t| self.deadline.sooner(t));
+        let mut poll = Poll::new(turn_ends.as_ref().unwrap_or(self.deadline), 1 << 12);
+        let walked = self.walk_for(&mut credit, (target, best), &mut poll);
+        self.publish();
+        // The turn's own end is not the plan's.
+        walked.or_else(|_| self.deadline.check())
+    }
+
+    /// The walk over orders on the conflict graph (a separated kernel's,
+    /// where the repair's windows over time say little) while the grant
+    /// lasts: aimed at `target`, it offers each placement lower than
+    /// `best`. Where it cannot run, the repair takes the turns.
+    #[cfg(feature = "constraints")]
+    fn walk_for(
+        &mut self,
+        credit: &mut i64,
+        (target, best): (i64, i64),
+        poll: &mut Poll<'_>,
+    ) -> Result<(), Stop> {
+        let mut slot = self.walk.take().flatten();
+        let mut best = best;
+        let mut ended = Ok(());
+        while let Some(walk) = slot.as_mut().filter(|_| *credit > 0 && best > target) {
+            let before = poll.used();
+            let found = walk.run((*credit as u64, target, best), poll);
+            *credit -= (poll.used() - before).max(1) as i64;
+            match found {
+                Ok(Some((offsets, height))) => {
+                    best = height;
+                    self.offer(Incumbent {
+                        offsets,
+                        height,
+                        source: Source::Walked,
+                    });
+                }
+                Ok(None) => {}
+                Err(stop) => {
+                    ended = Err(stop);
+                    break;
+                }
+            }
+        }
+        self.walk = Some(slot);
+        ended
     }
 
     /// Publishes the lane's best if the repair lowered it or it is new.

@@ -84,6 +84,8 @@ pub(crate) fn run(
             mine: None,
             repair: None,
             repairing_mine: false,
+            #[cfg(feature = "constraints")]
+            walk: None,
             ranked: None,
             ranked_at: 0,
             coarse_solve: coarse,
