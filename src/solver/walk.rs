@@ -129,6 +129,26 @@ impl Walk {
         walk
     }
 
+    /// Orders the free buffers by their offsets in `offsets` (ties: the
+    /// larger first) and decodes that order: a placement no higher than
+    /// `offsets` (each buffer goes no higher than there, by induction over
+    /// the order).
+    pub(crate) fn start_from(&mut self, graph: &Graph, offsets: &[i64]) {
+        self.order.sort_by_key(|&v| {
+            (
+                offsets[v as usize],
+                core::cmp::Reverse(graph.size[v as usize]),
+                v,
+            )
+        });
+        for (k, &v) in self.order.iter().enumerate() {
+            self.position[v as usize] = k as u32;
+        }
+        self.decode(graph, 0, i64::MAX);
+        let capacity = self.capacity;
+        self.retarget(graph, capacity);
+    }
+
     /// Aims the walk at `capacity` from its current order.
     pub(crate) fn retarget(&mut self, graph: &Graph, capacity: i64) {
         self.capacity = capacity;
@@ -311,6 +331,14 @@ impl GraphWalk {
         let graph = Graph::new(problem);
         let walk = Walk::new(problem, &graph, target, seed);
         walk.runnable.then_some(GraphWalk { graph, walk })
+    }
+
+    /// Starts the walk from the order of `offsets`, a placement of the
+    /// problem, unless it has taken a step already.
+    pub(crate) fn start_from(&mut self, offsets: &[i64]) {
+        if self.walk.runnable && self.walk.steps == 0 && offsets.len() == self.walk.offset.len() {
+            self.walk.start_from(&self.graph, offsets);
+        }
     }
 
     /// What a node of the exact search on the same graph weighs, in the

@@ -446,6 +446,9 @@ impl Lane<'_, '_> {
         poll: &mut Poll<'_>,
     ) -> Result<(), Stop> {
         let mut slot = self.walk.take().flatten();
+        if let (Some(walk), Some(mine)) = (slot.as_mut(), self.mine.as_ref()) {
+            walk.start_from(&mine.offsets);
+        }
         let mut best = best;
         let mut ended = Ok(());
         while let Some(walk) = slot.as_mut().filter(|_| *credit > 0 && best > target) {
