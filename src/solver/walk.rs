@@ -423,6 +423,34 @@ mod tests {
         );
     }
 
+    /// Started from a valid placement, the walk's first order decodes to
+    /// a valid placement no higher (each buffer at or below its offset
+    /// there), on 5,000 random problems with gaps placed by the sweep's
+    /// search.
+    #[test]
+    fn starting_from_a_placement_goes_no_higher() {
+        let mut rng = Rng::new(0x7f02);
+        let deadline = Deadline::new(None, None, None);
+        let mut placed = 0;
+        for i in 0..5_000 {
+            let problem = gapped(&mut rng);
+            let capacity = problem.capacity();
+            let (Verdict::Solved(offsets), _) =
+                solve(&problem, capacity, &Params::default(), &deadline)
+            else {
+                continue;
+            };
+            let graph = Graph::new(&problem);
+            let mut walk = Walk::new(&problem, &graph, capacity, i);
+            walk.start_from(&graph, &offsets);
+            assert!(fits(&problem, &walk.offset), "instance {i}");
+            let lower = walk.offset.iter().zip(&offsets).all(|(a, b)| a <= b);
+            assert!(lower, "instance {i}: {:?} from {offsets:?}", walk.offset);
+            placed += 1;
+        }
+        assert!(placed > 1_000, "{placed}");
+    }
+
     /// Dense separated kernels of 20-50 buffers whose optimum is known by
     /// construction (see `planted`: no byte to spare at time 0): the walk
     /// at that height finds a placement for at least three in four within
