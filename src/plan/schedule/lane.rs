@@ -44,8 +44,9 @@ pub(super) struct Lane<'w, 'a> {
     /// Whether the repair works on the lane's best placement (else it
     /// is reset to it before its next step).
     pub(super) repairing_mine: bool,
-    /// On a separated kernel, the walk over orders that takes the
-    /// repair's turns (`Some(None)` where it cannot run: too many buffers,
+    /// On a separated kernel, the walk over orders, which takes half of
+    /// the repair's turns and, with one lane, turns of its own beside the
+    /// exact search's (`Some(None)` where it cannot run: too many buffers,
     /// windows, or fixed buffers that clash; `None` on other problems).
     #[cfg(feature = "constraints")]
     pub(super) walk: Option<Option<crate::solver::GraphWalk>>,
@@ -71,8 +72,11 @@ impl Lane<'_, '_> {
             .unwrap_or_else(|| heuristic::default_count(n as usize));
         let (mut placing, mut repairing) = (0i64, 0i64);
         let mut exact_done = exact.is_none();
+        // (A method of one heuristic runs as it always has.)
         #[cfg(feature = "constraints")]
-        if self.work.options.solver.conflict_graph && self.walk.is_none() {
+        let portfolio = self.work.options.method == crate::plan::Method::Auto;
+        #[cfg(feature = "constraints")]
+        if self.work.options.solver.conflict_graph && portfolio && self.walk.is_none() {
             let target = self.work.lower_bound;
             self.walk = Some(crate::solver::GraphWalk::new(
                 self.work.problem,
@@ -357,6 +361,20 @@ impl Lane<'_, '_> {
 
     /// Repair steps while the grant lasts.
     fn repair_for(&mut self, credit: &mut i64, goal: Goal) -> Result<(), Stop> {
+        // A lane that walks gives the walk half of the repair's grant
+        // (the repair keeps the rest: on some kernels it is what fits).
+        #[cfg(feature = "constraints")]
+        if let (Some(Some(_)), Some(best)) = (&self.walk, self.mine.as_ref().map(|m| m.height)) {
+            let target = match goal {
+                Goal::Fit(capacity) => capacity,
+                Goal::Minimize => self.board.lower(),
+            };
+            let (given, mut half) = (*credit / 2, *credit / 2);
+            let mut poll = Poll::new(self.deadline, 1 << 12);
+            self.walk_for(&mut half, (target, best), &mut poll)?;
+            *credit -= given - half;
+            self.publish();
+        }
         let Some(mine) = &self.mine else {
             return Ok(());
         };
@@ -368,11 +386,6 @@ impl Lane<'_, '_> {
             Goal::Minimize => self.board.lower(),
         };
         let mut poll = Poll::new(self.deadline, 1 << 12);
-        #[cfg(feature = "constraints")]
-        if let Some(Some(_)) = self.walk {
-            let mine = mine.height;
-            return self.walk_for(credit, (target, mine), &mut poll);
-        }
         self.repaired += 1;
         let seed = self.seed ^ self.repaired.wrapping_mul(0xD6E8_FEB8_6659_FD93);
         match self.repair.as_mut() {
@@ -437,7 +450,7 @@ impl Lane<'_, '_> {
     /// The walk over orders on the conflict graph (a separated kernel's,
     /// where the repair's windows over time say little) while the grant
     /// lasts: aimed at `target`, it offers each placement lower than
-    /// `best`. Where it cannot run, the repair takes the turns.
+    /// `best`.
     #[cfg(feature = "constraints")]
     fn walk_for(
         &mut self,
