@@ -5,9 +5,9 @@
 //!   raises it when it proves a capacity infeasible.
 //! - Upper bound: the best placement the scheduler's lanes hold (plain
 //!   and perturbed placements, local repair; on a separated kernel, the
-//!   walk over orders on its conflict graph instead of the repair, with as
-//!   much time as the exact search, which then takes at most half of what
-//!   is left per round).
+//!   walk over orders on its conflict graph beside the repair, with one
+//!   lane as much time as the exact search, which then takes at most half
+//!   of what is left per round).
 //! - Between them, while the problem is small enough for it, the exact
 //!   search at candidate capacities, one round of attempts at a time with
 //!   a node limit that doubles each round: the lower bound first (tight

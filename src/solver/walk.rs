@@ -133,6 +133,7 @@ impl Walk {
     /// larger first) and decodes that order: a placement no higher than
     /// `offsets` (each buffer goes no higher than there, by induction over
     /// the order).
+    #[cfg_attr(not(feature = "heuristics"), allow(dead_code))]
     pub(crate) fn start_from(&mut self, graph: &Graph, offsets: &[i64]) {
         self.order.sort_by_key(|&v| {
             (

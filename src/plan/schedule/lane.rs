@@ -50,6 +50,9 @@ pub(super) struct Lane<'w, 'a> {
     /// windows, or fixed buffers that clash; `None` on other problems).
     #[cfg(feature = "constraints")]
     pub(super) walk: Option<Option<crate::solver::GraphWalk>>,
+    /// How long the last exact round took (read when clocked).
+    #[cfg(feature = "constraints")]
+    pub(super) exact_time: core::time::Duration,
     pub(super) ranked: Option<Vec<Variant>>,
     /// How many plain orders had finished when `ranked` was made.
     pub(super) ranked_at: usize,
@@ -72,24 +75,8 @@ impl Lane<'_, '_> {
             .unwrap_or_else(|| heuristic::default_count(n as usize));
         let (mut placing, mut repairing) = (0i64, 0i64);
         let mut exact_done = exact.is_none();
-        // (A method of one heuristic runs as it always has.)
         #[cfg(feature = "constraints")]
-        let portfolio = self.work.options.method == crate::plan::Method::Auto;
-        #[cfg(feature = "constraints")]
-        if self.work.options.solver.conflict_graph && portfolio && self.walk.is_none() {
-            let target = self.work.lower_bound;
-            self.walk = Some(crate::solver::GraphWalk::new(
-                self.work.problem,
-                target,
-                self.seed,
-            ));
-        }
-        // How long the last exact round took, when shares of time may
-        // depend on the clock (with a timeout and no count of restarts).
-        #[cfg(feature = "constraints")]
-        let mut exact_time = core::time::Duration::ZERO;
-        #[cfg(feature = "constraints")]
-        let clocked = timed && self.work.options.restarts.is_none();
+        self.start_walk();
         for round in 0u32.. {
             if self.board.done(goal) || self.deadline.check().is_err() {
                 break;
@@ -120,17 +107,9 @@ impl Lane<'_, '_> {
             if self.board.done(goal) {
                 break;
             }
-            // On a separated kernel with one lane, the walk over orders
-            // gets as much before each exact round as the round before
-            // had: its time when clocked, else its nodes' work (the first
-            // round goes first: it proves most kernels at once).
             #[cfg(feature = "constraints")]
-            if round > 0 && self.lanes == 1 && !exact_done {
-                let nodes = EXACT_NODES << (2 * (round - 1)).min(40);
-                if self
-                    .walk_turn((nodes, clocked.then_some(exact_time)), goal)
-                    .is_err()
-                {
+            if round > 0 && !exact_done {
+                if self.walk_before_exact(round, goal).is_err() {
                     return self.publish();
                 }
                 if self.board.done(goal) {
@@ -139,25 +118,7 @@ impl Lane<'_, '_> {
             }
             if let Some(ex) = exact.as_deref_mut().filter(|_| !exact_done) {
                 let nodes = (self.lanes == 1).then(|| EXACT_NODES << (2 * round).min(40));
-                #[cfg(feature = "constraints")]
-                let started = self.deadline.elapsed();
-                // A lane that walks gives the exact round at most half
-                // the time left, so that the walk's turn comes (else one
-                // round of a 200-buffer kernel can take a whole second).
-                #[cfg(feature = "constraints")]
-                let halved = match (&self.walk, self.deadline.remaining()) {
-                    (Some(Some(_)), Some(left)) if self.lanes == 1 && clocked => {
-                        Some(self.deadline.sooner(left / 2))
-                    }
-                    _ => None,
-                };
-                #[cfg(not(feature = "constraints"))]
-                let halved: Option<Deadline<'_>> = None;
-                let found = ex(nodes, halved.as_ref().unwrap_or(self.deadline), self.board);
-                #[cfg(feature = "constraints")]
-                {
-                    exact_time = self.deadline.elapsed().saturating_sub(started);
-                }
+                let found = self.exact_round(ex, nodes);
                 match found {
                     Exact::Found(inc) => self.offer(inc),
                     Exact::Nothing => {}
@@ -415,6 +376,62 @@ impl Lane<'_, '_> {
         }
 
         Ok(())
+    }
+
+    /// On a separated kernel in the portfolio, the walk over orders on
+    /// its conflict graph (a method of one heuristic runs as it always
+    /// has).
+    #[cfg(feature = "constraints")]
+    fn start_walk(&mut self) {
+        let portfolio = self.work.options.method == crate::plan::options::Method::Auto;
+        if self.work.options.solver.conflict_graph && portfolio && self.walk.is_none() {
+            let target = self.work.lower_bound;
+            let walk = crate::solver::GraphWalk::new(self.work.problem, target, self.seed);
+            self.walk = Some(walk);
+        }
+    }
+
+    /// Whether shares of time may follow the clock: with a timeout and no
+    /// count of restarts (else the result must not depend on it).
+    #[cfg(feature = "constraints")]
+    fn clocked(&self) -> bool {
+        self.work.deadline.remaining().is_some() && self.work.options.restarts.is_none()
+    }
+
+    /// With one lane, the walk gets as much before each exact round (from
+    /// the second) as the round before had: its time when clocked, else
+    /// its nodes' work. (The first round goes first: it proves most
+    /// kernels at once.)
+    #[cfg(feature = "constraints")]
+    fn walk_before_exact(&mut self, round: u32, goal: Goal) -> Result<(), Stop> {
+        if self.lanes > 1 {
+            return Ok(());
+        }
+        let nodes = EXACT_NODES << (2 * (round - 1)).min(40);
+        let time = self.clocked().then_some(self.exact_time);
+        self.walk_turn((nodes, time), goal)
+    }
+
+    /// One exact round of `nodes` per attempt; a lane that walks, when
+    /// clocked, gives it at most half the time left, so that the walk's
+    /// turn comes (else one round of a 200-buffer kernel can take a whole
+    /// second), and keeps how long it took.
+    fn exact_round(&mut self, ex: &mut ExactRound<'_>, nodes: Option<u64>) -> Exact {
+        #[cfg(feature = "constraints")]
+        {
+            let started = self.deadline.elapsed();
+            let halved = match (&self.walk, self.deadline.remaining()) {
+                (Some(Some(_)), Some(left)) if self.lanes == 1 && self.clocked() => {
+                    Some(self.deadline.sooner(left / 2))
+                }
+                _ => None,
+            };
+            let found = ex(nodes, halved.as_ref().unwrap_or(self.deadline), self.board);
+            self.exact_time = self.deadline.elapsed().saturating_sub(started);
+            found
+        }
+        #[cfg(not(feature = "constraints"))]
+        ex(nodes, self.deadline, self.board)
     }
 
     /// A turn of the walk worth `nodes` of the exact search, or `time`

@@ -86,6 +86,8 @@ pub(crate) fn run(
             repairing_mine: false,
             #[cfg(feature = "constraints")]
             walk: None,
+            #[cfg(feature = "constraints")]
+            exact_time: core::time::Duration::ZERO,
             ranked: None,
             ranked_at: 0,
             coarse_solve: coarse,
