@@ -47,8 +47,8 @@ pub(crate) enum Walked {
     Lower(Vec<i64>, i64),
     /// The turn's work ran out.
     Spent,
-    /// The walk cannot run (fixed buffers clash or reach past the
-    /// capacity: the exact turns prove it).
+    /// The walk cannot run (fixed buffers clash, or reach past the
+    /// capacity aimed at: the exact turns prove it).
     Never,
     Stopped(Stop),
 }
@@ -73,7 +73,9 @@ pub(crate) struct Walk {
     blocks: Vec<(i64, i64)>,
     saved: Vec<i64>,
     above: Vec<u32>,
+    /// Whether no two fixed buffers clash, and the top of the highest.
     runnable: bool,
+    fixed_top: i64,
 }
 
 impl Walk {
@@ -83,12 +85,12 @@ impl Walk {
         let n = problem.len();
         let mut offset = vec![0i64; n];
         let mut fixed = vec![false; n];
-        let mut runnable = true;
+        let (mut runnable, mut fixed_top) = (true, 0);
         for (i, b) in problem.buffers().iter().enumerate() {
             if let Some(f) = b.offset {
                 offset[i] = f;
                 fixed[i] = true;
-                runnable &= f + b.size <= capacity;
+                fixed_top = fixed_top.max(f + b.size);
             }
         }
         for i in (0..n).filter(|&i| fixed[i]) {
@@ -121,6 +123,7 @@ impl Walk {
             saved: Vec::with_capacity(n),
             above: Vec::with_capacity(n),
             runnable,
+            fixed_top,
         };
         if runnable {
             walk.decode(graph, 0, i64::MAX);
@@ -167,7 +170,7 @@ impl Walk {
         (work, report_below): (u64, i64),
         poll: &mut Poll<'_>,
     ) -> (Walked, u64) {
-        if !self.runnable {
+        if !self.runnable || self.fixed_top > self.capacity {
             return (Walked::Never, 0);
         }
         let mut spent = 0u64;
@@ -294,7 +297,7 @@ impl Walk {
     }
 
     /// How far the free buffers reach above the capacity, summed, and
-    /// the height (the fixed buffers fit below the capacity).
+    /// the height (the walk runs only where the fixed buffers fit).
     fn cost_of(&self, graph: &Graph) -> (i64, i64) {
         let cost = self
             .order
@@ -393,8 +396,9 @@ mod tests {
 
     /// On 20,000 random problems with gaps, every placement the walk
     /// reports is valid and fits, so none where the sweep's search proves
-    /// that nothing fits; and on these tiny problems it finds one for
-    /// nearly every problem that has one (a walk that stalled would not).
+    /// that nothing fits, also when aimed below the problem's capacity
+    /// (below fixed buffers, too); and on these tiny problems it finds one
+    /// for nearly every problem that has one.
     #[test]
     fn the_walk_reports_only_valid_fits_and_finds_most() {
         let mut rng = Rng::new(0x3a1c);
@@ -416,6 +420,19 @@ mod tests {
                 );
                 assert!(matches!(sweep, Verdict::Solved(_)), "instance {i}");
                 found += 1;
+            }
+            // Aimed lower (fixed buffers may then reach past the target),
+            // what it reports still fits the target.
+            let lower = rng.below(1, capacity + 1);
+            let mut walk = Walk::new(&problem, &graph, capacity, i);
+            walk.retarget(&graph, lower);
+            if let Walked::Found(offsets) = walk.run(&graph, (2_000, 0), &mut poll).0 {
+                let top = offsets
+                    .iter()
+                    .zip(problem.buffers())
+                    .map(|(o, b)| o + b.size);
+                assert!(top.max().unwrap_or(0) <= lower, "instance {i} at {lower}");
+                assert!(fits(&problem, &offsets), "instance {i} at {lower}");
             }
         }
         assert!(

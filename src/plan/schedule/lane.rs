@@ -494,7 +494,8 @@ impl Lane<'_, '_> {
                         source: Source::Walked,
                     });
                 }
-                Ok(None) => {}
+                // Its work spent, or it cannot run at this target.
+                Ok(None) => break,
                 Err(stop) => {
                     ended = Err(stop);
                     break;
