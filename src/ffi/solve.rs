@@ -266,10 +266,15 @@ fn plan_reporting(
             let mut options = options.clone();
             options.progress = Some(reporter.progress());
             return std::thread::scope(|scope| {
-                scope.spawn(|| reporter.heartbeat());
+                let heartbeat = scope.spawn(|| reporter.heartbeat());
                 let outcome = plan(problem, &options);
                 let height = outcome.solution.as_ref().map(|s| s.height(problem));
                 reporter.finish(height, outcome.lower_bound);
+                // Joined, the thread has exited (its thread-locals freed)
+                // before the call returns; see `plan::schedule::run`.
+                if let Err(panic) = heartbeat.join() {
+                    std::panic::resume_unwind(panic);
+                }
                 outcome
             });
         }
