@@ -320,16 +320,22 @@ impl Lane<'_, '_> {
         }
     }
 
+    /// What the repair and the walk aim at: the capacity to fit, or the
+    /// board's lower bound.
+    fn target(&self, goal: Goal) -> i64 {
+        match goal {
+            Goal::Fit(capacity) => capacity,
+            Goal::Minimize => self.board.lower(),
+        }
+    }
+
     /// Repair steps while the grant lasts.
     fn repair_for(&mut self, credit: &mut i64, goal: Goal) -> Result<(), Stop> {
         // A lane that walks gives the walk half of the repair's grant
         // (the repair keeps the rest: on some kernels it is what fits).
         #[cfg(feature = "constraints")]
         if let (Some(Some(_)), Some(best)) = (&self.walk, self.mine.as_ref().map(|m| m.height)) {
-            let target = match goal {
-                Goal::Fit(capacity) => capacity,
-                Goal::Minimize => self.board.lower(),
-            };
+            let target = self.target(goal);
             let (given, mut half) = (*credit / 2, *credit / 2);
             let mut poll = Poll::new(self.deadline, 1 << 12);
             self.walk_for(&mut half, (target, best), &mut poll)?;
@@ -342,10 +348,7 @@ impl Lane<'_, '_> {
         if self.work.layout.fixed_clash {
             return Ok(());
         }
-        let target = match goal {
-            Goal::Fit(capacity) => capacity,
-            Goal::Minimize => self.board.lower(),
-        };
+        let target = self.target(goal);
         let mut poll = Poll::new(self.deadline, 1 << 12);
         self.repaired += 1;
         let seed = self.seed ^ self.repaired.wrapping_mul(0xD6E8_FEB8_6659_FD93);
@@ -451,10 +454,7 @@ impl Lane<'_, '_> {
             None => nodes.saturating_mul(walk.node_weight()),
         };
         let mut credit = i64::try_from(work).unwrap_or(i64::MAX / 4);
-        let target = match goal {
-            Goal::Fit(capacity) => capacity,
-            Goal::Minimize => self.board.lower(),
-        };
+        let target = self.target(goal);
         let best = mine.height;
         let turn_ends = time.map(|t| self.deadline.sooner(t));
         let mut poll = Poll::new(turn_ends.as_ref().unwrap_or(self.deadline), 1 << 12);
