@@ -137,6 +137,13 @@ mod reporter {
             }
         }
 
+        /// The solve ended in a panic: the heartbeat stops, and the
+        /// callback is not called again.
+        pub(crate) fn abandon(&self) {
+            let _s = self.state.lock().unwrap_or_else(|e| e.into_inner());
+            self.done.store(true, Ordering::Relaxed);
+        }
+
         /// The solve is over: one last call with its figures if they are
         /// news; the cancel flag is cleared again if only the callback set
         /// it, so that later solves with these options run.

@@ -267,7 +267,20 @@ fn plan_reporting(
             options.progress = Some(reporter.progress());
             return std::thread::scope(|scope| {
                 let heartbeat = scope.spawn(|| reporter.heartbeat());
-                let outcome = plan(problem, &options);
+                // A panic in the plan must still end the heartbeat, or the
+                // scope would wait for it forever instead of letting the
+                // entry point's guard report the panic.
+                let planned = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                    plan(problem, &options)
+                }));
+                let outcome = match planned {
+                    Ok(outcome) => outcome,
+                    Err(panic) => {
+                        reporter.abandon();
+                        let _ = heartbeat.join();
+                        std::panic::resume_unwind(panic);
+                    }
+                };
                 let height = outcome.solution.as_ref().map(|s| s.height(problem));
                 reporter.finish(height, outcome.lower_bound);
                 // Joined, the thread has exited (its thread-locals freed)
