@@ -190,6 +190,25 @@ impl Problem {
         Ok(problem)
     }
 
+    /// What every placement's height is a multiple of: the greatest
+    /// common divisor of the sizes and of the offsets buffers may take (a
+    /// fixed offset, or any multiple of an alignment), since a height is
+    /// some buffer's offset plus its size. 1 with windows (a piece's top
+    /// is its window's, not the buffer's). A bound proven below a height
+    /// rounds up to it.
+    #[cfg(feature = "heuristics")]
+    pub(crate) fn height_grain(&self) -> i64 {
+        if self.has_windows() {
+            return 1;
+        }
+        let grain = self.buffers.iter().fold(0, |g, b| {
+            let step = b.offset.unwrap_or(b.alignment);
+            crate::math::gcd(crate::math::gcd(g, b.size), step)
+        });
+        // (No buffers: every height is 0, and 1 divides it.)
+        grain.max(1)
+    }
+
     /// Whether any buffer carries a gap with a window.
     pub fn has_windows(&self) -> bool {
         self.buffers

@@ -24,6 +24,7 @@ use super::options::Source;
 use super::outcome::{Outcome, Status};
 use super::schedule::{self, Board, Exact, Goal, Incumbent, Work};
 use crate::deadline::{Deadline, Stop};
+use crate::math::align_up;
 use crate::model::problem::Problem;
 use crate::solution::Solution;
 use crate::solver::{self, Stats, Verdict};
@@ -124,6 +125,7 @@ impl Bisection {
         let mut found: Option<Incumbent> = None;
         let mut from = self.lo;
         let mut spent = 0u64;
+        let mut proved = false;
         loop {
             self.lo = self.lo.max(board.lower());
             from = from.max(self.lo);
@@ -137,14 +139,20 @@ impl Bisection {
             }
             // Without a placement below the capacity, the capacity first
             // (any placement beats none); else the lowest capacity not
-            // ruled out (tight problems meet it); then halves.
+            // ruled out (tight problems meet it); then halves. Right after
+            // a proof, the middle between the bounds: proofs that come at
+            // once climb by halves, not by one height at a time.
             let c = if best > work.problem.capacity() {
                 hi
+            } else if proved && self.lo < hi {
+                self.lo + (hi - self.lo) / 2 / work.grain * work.grain
             } else if from == self.lo {
                 from
             } else {
                 from + (hi - from) / 2
             };
+            let halving = proved;
+            proved = false;
             let mut params = work.options.solver.clone();
             if limit < u64::MAX {
                 params.node_limit = Some(params.node_limit.map_or(limit, |n| n.min(limit)));
@@ -172,11 +180,17 @@ impl Bisection {
                 // or (with interleaving windows) the end of what the
                 // search can find there.
                 Verdict::Infeasible => {
-                    self.lo = c + 1;
+                    self.lo = align_up(c.saturating_add(1), work.grain);
                     board.prove(c + 1);
+                    proved = true;
                 }
-                Verdict::Exhausted => self.lo = c + 1,
-                Verdict::NodeLimit if limit >= cap => self.lo = c + 1,
+                // Unknown in the middle: back to the lowest.
+                Verdict::NodeLimit | Verdict::Stopped(_) if halving && deadline.check().is_ok() => {
+                }
+                Verdict::Exhausted => self.lo = align_up(c.saturating_add(1), work.grain),
+                Verdict::NodeLimit if limit >= cap => {
+                    self.lo = align_up(c.saturating_add(1), work.grain)
+                }
                 // Unknown: look higher this round, prove nothing.
                 Verdict::NodeLimit => from = c + 1,
                 Verdict::Stopped(_) if deadline.check().is_err() => {

@@ -7,6 +7,7 @@ use core::sync::atomic::{AtomicBool, AtomicI64, AtomicU64, AtomicUsize, Ordering
 
 use super::work::{Goal, Work};
 use crate::heuristic::{Best, Variant};
+use crate::math::align_up;
 use crate::plan::options::Source;
 
 /// Above this many buffers, one hole-filling tree is built at a time: each
@@ -100,6 +101,8 @@ pub(crate) struct Board {
     pub(super) halt: AtomicBool,
     /// Set by the lane that proves the work's late bound.
     late_taken: AtomicBool,
+    /// Heights are multiples of it: a bound rounds up to it.
+    grain: i64,
 }
 
 impl Board {
@@ -118,7 +121,8 @@ impl Board {
             placements: AtomicU64::new(0),
             height: AtomicI64::new(i64::MAX),
             best: Slot::new(None),
-            lower: AtomicI64::new(lower),
+            lower: AtomicI64::new(align_up(lower, work.grain)),
+            grain: work.grain,
             halt: AtomicBool::new(false),
             late_taken: AtomicBool::new(false),
         }
@@ -189,9 +193,10 @@ impl Board {
         self.lower.load(Ordering::Relaxed)
     }
 
-    /// Raises the proven lower bound.
+    /// Raises the proven lower bound (to the next height there can be).
     pub(crate) fn prove(&self, bound: i64) {
-        self.lower.fetch_max(bound, Ordering::Relaxed);
+        self.lower
+            .fetch_max(align_up(bound, self.grain), Ordering::Relaxed);
     }
 
     /// Keeps `inc` if it is the lowest yet; whether it was.

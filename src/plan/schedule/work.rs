@@ -7,6 +7,7 @@ use alloc::vec::Vec;
 use super::super::options::{Method, Options, Report};
 use crate::deadline::{Deadline, Poll, Stop};
 use crate::heuristic::{Layout, Strategy, Variant};
+use crate::math::align_up;
 use crate::model::problem::Problem;
 
 /// Work granted per activity in round 0, per buffer (and at least
@@ -28,8 +29,12 @@ pub(crate) struct Work<'a> {
     pub(crate) late_bound: Option<&'a LateBound<'a>>,
     pub(crate) deadline: Deadline<'a>,
     pub(crate) layout: Layout,
-    /// The max load or the top of the highest fixed buffer.
+    /// The max load or the top of the highest fixed buffer (or the
+    /// floor given), rounded up to the grain.
     pub(crate) lower_bound: i64,
+    /// Every placement's height is a multiple of it
+    /// ([`Problem::height_grain`]): bounds round up to it.
+    pub(crate) grain: i64,
     /// The placements the portfolio runs: each strategy's plain order,
     /// cheapest first, then the other variants.
     pub(crate) variants: Vec<Variant>,
@@ -51,7 +56,9 @@ impl<'a> Work<'a> {
             let mut poll = Poll::new(&deadline, 1 << 16);
             Layout::new(problem, &mut poll)?
         };
+        let grain = problem.height_grain();
         let lower_bound = layout.aligned_bound.max(layout.fixed_top).max(floor);
+        let lower_bound = align_up(lower_bound, grain);
         let (variants, primary) = choose(options.method);
         Ok(Work {
             problem,
@@ -62,6 +69,7 @@ impl<'a> Work<'a> {
             primary,
             layout,
             lower_bound,
+            grain,
         })
     }
 
