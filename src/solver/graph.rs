@@ -25,8 +25,9 @@
 //! below the capacity ends it; and for every clique of the graph kept
 //! (the buffers alive at one time, a greedy heavy clique around each
 //! buffer), what its unplaced members weigh plus what its placed members
-//! hold above the last offset must fit between that offset and the
-//! capacity, since everything unplaced goes at or above it.
+//! hold above the least place any unplaced member can still take (at or
+//! above the last offset, and at or above its own lowest offset) must fit
+//! between that place and the capacity.
 
 use alloc::vec;
 use alloc::vec::Vec;
@@ -178,12 +179,17 @@ impl Graph {
         }
     }
 
-    fn clique(&self, k: usize) -> &[u64] {
-        &self.cliques[k * self.words..(k + 1) * self.words]
+    /// The heaviest of the cliques kept (increasing; empty if none).
+    pub(super) fn heaviest_kept_clique(&self) -> Vec<usize> {
+        let k = self.cliques.len() / self.words;
+        let weight = |c: usize| ones(self.clique(c)).map(|m| self.size[m]).sum::<i64>();
+        (0..k)
+            .max_by_key(|&c| (weight(c), core::cmp::Reverse(c)))
+            .map_or_else(Vec::new, |c| ones(self.clique(c)).collect())
     }
 
-    fn in_clique(&self, k: usize, v: usize) -> bool {
-        self.cliques[k * self.words + v / 64] >> (v % 64) & 1 == 1
+    fn clique(&self, k: usize) -> &[u64] {
+        &self.cliques[k * self.words..(k + 1) * self.words]
     }
 }
 
@@ -203,9 +209,6 @@ struct Search<'a> {
     placed: Vec<u32>,
     /// Candidates of every open depth, one after the other.
     candidates: Vec<u32>,
-    /// Scratch of the clique bound: placed buffers reaching above the
-    /// floor, and how much of them does.
-    above: Vec<(usize, i64)>,
     nodes: u64,
     backtracks: u64,
     /// What a node weighs for the deadline's poll.
@@ -268,7 +271,6 @@ pub(crate) fn search(
         undo: Vec::new(),
         placed: Vec::with_capacity(n),
         candidates: Vec::new(),
-        above: Vec::with_capacity(n),
         weight: graph.node_weight(),
         rank: ranks(&graph.size, seed),
         nodes: 0,
@@ -491,28 +493,32 @@ impl Search<'_> {
         true
     }
 
-    /// Whether every kept clique fits between `floor` and the capacity:
-    /// its unplaced members (all to go at or above `floor`) and what its
-    /// placed members hold above `floor`.
+    /// Whether every kept clique fits below the capacity: each unplaced
+    /// member goes at or above both `floor` and its own lowest offset (the
+    /// order places upwards, and a lowest offset only rises), so all of
+    /// them lie above the least of those, `from`; there they need their
+    /// weight besides what the placed members hold above `from`.
     fn cliques_fit(&mut self, floor: i64) -> bool {
-        let room = self.capacity - floor;
-        self.above.clear();
-        for &p in &self.placed {
-            let p = p as usize;
-            let (o, top) = (self.offset[p], self.offset[p] + self.graph.size[p]);
-            if top > floor {
-                self.above.push((p, top.min(self.capacity) - o.max(floor)));
-            }
-        }
         let k = self.unplaced_weight.len();
+        let graph = self.graph;
         (0..k).all(|c| {
-            let held: i64 = self
-                .above
-                .iter()
-                .filter(|&&(p, _)| self.graph.in_clique(c, p))
-                .map(|&(_, h)| h)
+            if self.unplaced_weight[c] == 0 {
+                return true;
+            }
+            let members = graph.clique(c);
+            let from = ones(members)
+                .filter(|&u| self.offset[u] == UNPLACED)
+                .map(|u| self.lowest[u].max(floor))
+                .min()
+                .unwrap_or(floor);
+            let held: i64 = ones(members)
+                .filter(|&p| self.offset[p] != UNPLACED)
+                .map(|p| {
+                    let (o, top) = (self.offset[p], self.offset[p] + graph.size[p]);
+                    (top.min(self.capacity) - o.max(from)).max(0)
+                })
                 .sum();
-            self.unplaced_weight[c] + held <= room
+            self.unplaced_weight[c] + held <= self.capacity - from
         })
     }
 }

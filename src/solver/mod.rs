@@ -45,6 +45,8 @@
 
 #[cfg(feature = "constraints")]
 mod graph;
+#[cfg(feature = "constraints")]
+mod grow;
 mod order;
 mod params;
 pub(crate) mod search;
@@ -183,12 +185,13 @@ fn both_searches(
 ) -> Verdict {
     let graph = graph::Graph::new(problem);
     let mut walk = walk::Walk::new(problem, &graph, capacity, 0);
+    let mut grow = grow::Grow::new(problem, &graph);
     let (mut nodes, mut backtracks) = (0u64, 0u64);
     let mut budget = 1024u64;
     let mut turn = params.clone();
     let mut seed = 0u64;
     let verdict = 'turns: loop {
-        for kind in [Turn::Graph, Turn::Walk, Turn::Sweep] {
+        for kind in [Turn::Grow, Turn::Graph, Turn::Walk, Turn::Sweep] {
             let left = params.node_limit.map(|l| l.saturating_sub(nodes));
             if left == Some(0) {
                 break 'turns Verdict::NodeLimit;
@@ -210,6 +213,16 @@ fn both_searches(
                         walk::Walked::Stopped(stop) => Verdict::Stopped(stop),
                         // (Asked for no height, it reports none lower.)
                         _ => Verdict::NodeLimit,
+                    }
+                }
+                Turn::Grow => {
+                    let (grown, used) = grow.run((problem, &graph), capacity, (limit, seed), poll);
+                    stats.nodes = used;
+                    match grown {
+                        grow::Grown::Found(offsets) => Verdict::Solved(offsets),
+                        grow::Grown::Infeasible => Verdict::Infeasible,
+                        grow::Grown::NodeLimit => Verdict::NodeLimit,
+                        grow::Grown::Stopped(stop) => Verdict::Stopped(stop),
                     }
                 }
                 Turn::Graph => {
@@ -244,6 +257,7 @@ fn both_searches(
 #[derive(Clone, Copy)]
 enum Turn {
     Graph,
+    Grow,
     Walk,
     Sweep,
 }
