@@ -166,15 +166,18 @@ fn solve_into(
 }
 
 #[cfg(feature = "constraints")]
-/// The conflict graph's search, the walk and the sweep's search, in turns
-/// of doubling node budgets (from 1,024; the walk's in the same units of
-/// work as the graph's nodes): the searches are exact, so the first to
-/// settle the question answers it, and a placement the walk finds does;
-/// together they take at most about six times the nodes the best needs.
-/// Within `params.node_limit` in all. The graph goes first: on 80 kernels
-/// of 20-120 buffers at 25-50% separated it proved 3 more (50 against 47
-/// at 1 s), and what the sweep settles in a few hundred nodes (larger,
-/// sparser kernels) waits 1,024 graph nodes.
+/// The search on growing parts of the conflict graph, the graph's search
+/// on the whole, the walk and the sweep's search, in turns of doubling
+/// node budgets (from 1,024; the walk's in the same units of work as the
+/// graph's nodes): the searches are exact (a part proves only what holds
+/// for the whole), so the first to settle the question answers it, and a
+/// placement the walk finds does; together they take at most about eight
+/// times the nodes the best needs. Within `params.node_limit` in all. The
+/// parts go first: on the kernels bench (120 at 1 s) they proved 2 more
+/// than with the whole graph first (104 against 102), and the whole
+/// graph's search before the sweep proved 3 more of 80 kernels (50
+/// against 47); what the sweep settles in a few hundred nodes (larger,
+/// sparser kernels) waits 2,048 nodes of the others.
 fn both_searches(
     problem: &Problem,
     sweep: &Sweep,
