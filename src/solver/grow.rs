@@ -4,19 +4,22 @@
 //! settles a few dozen at once where it cannot settle a few hundred.
 //!
 //! A part starts as the fixed buffers and the heaviest clique the graph
-//! keeps. Each round searches the part alone at the capacity. When the part
-//! has no placement, neither has the whole: the whole's placement, kept to
-//! the part's buffers, would be one (its conflicts are a subset of the
-//! whole's). That is a proof, so the turn ends `Infeasible`. When the part
-//! has one, the rest are put first-fit around it, the buffers that press
-//! hardest on the part first; if they all fit, that is a placement of the
-//! whole; else the first that does not joins the part (it is what the
-//! part's placement cannot take) and the round repeats. A part that grows to
-//! the whole problem is just the graph's search again.
+//! keeps. Each round searches the part alone at the capacity (the graph's
+//! search; where it runs out of nodes, the walk over orders with as much
+//! work). When the part has no placement, neither has the whole: the
+//! whole's placement, kept to the part's buffers, would be one (its
+//! conflicts are a subset of the whole's). That is a proof, so the turn
+//! ends `Infeasible`. When the part has one, the rest are put first-fit
+//! around it, the buffers that press hardest on the part first; if they
+//! all fit, that is a placement of the whole; else the first that does not
+//! joins the part (it is what the part's placement cannot take) and the
+//! round repeats. A part that grows to the whole problem is just the
+//! graph's search again, so the turn leaves it to that search.
 //!
-//! Nothing here decides what the graph's search could not: it finds the
-//! same placements and proofs, and usually far sooner. Its rounds count
-//! against the turn's node budget, so the turns still share the work.
+//! The graph's search on the whole is complete, so whatever this turn
+//! settles it would settle too; this turn gets there sooner where a few
+//! dozen buffers decide. Its rounds count against the turn's node budget,
+//! so the turns still share the work.
 
 use alloc::vec;
 use alloc::vec::Vec;
