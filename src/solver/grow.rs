@@ -24,10 +24,9 @@
 use alloc::vec;
 use alloc::vec::Vec;
 
-use super::graph::{self, End, Graph};
+use super::graph::{self, first_fit, End, Graph};
 use super::walk::{Walk, Walked};
 use crate::deadline::{Poll, Stop};
-use crate::math::align_up;
 use crate::model::problem::Problem;
 
 /// What a turn of the growing search ended with.
@@ -168,17 +167,8 @@ impl Grow {
                     taken.push((o, o + graph.size[u as usize]));
                 }
             }
-            taken.sort_unstable();
-            let (size, align) = (graph.size[v], graph.align[v]);
-            let mut at = 0i64;
-            for &(bottom, top) in &taken {
-                if bottom >= at + size {
-                    break;
-                }
-                if top > at {
-                    at = align_up(top, align);
-                }
-            }
+            let size = graph.size[v];
+            let at = first_fit(&mut taken, size, graph.align[v]);
             if at + size > capacity {
                 return Err(v);
             }
@@ -193,21 +183,8 @@ mod tests {
     use super::*;
     use crate::deadline::Deadline;
     use crate::rng::Rng;
-    use crate::solution::{validate, Solution};
-    use crate::solver::testing::gapped;
+    use crate::solver::testing::{fits, gapped};
     use crate::solver::{solve, Params, Verdict};
-
-    /// Whether `offsets` is a valid placement of `problem` within `capacity`.
-    fn fits(problem: &Problem, offsets: &[i64], capacity: i64) -> bool {
-        let solution = Solution {
-            offsets: offsets.to_vec(),
-        };
-        let mut tops = offsets
-            .iter()
-            .zip(problem.buffers())
-            .map(|(o, b)| o + b.size);
-        validate(problem, &solution).is_ok() && tops.all(|t| t <= capacity)
-    }
 
     /// On 20,000 random problems with gaps (fixed buffers, alignments),
     /// also aimed below their capacity: a part proven to have no placement

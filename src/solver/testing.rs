@@ -6,6 +6,19 @@ use crate::math::align_up;
 use crate::model::problem::{Buffer, Gap, Problem};
 use crate::rng::Rng;
 
+/// Whether `offsets` is a valid placement of `problem` whose every
+/// buffer ends within `capacity`.
+pub(super) fn fits(problem: &Problem, offsets: &[i64], capacity: i64) -> bool {
+    let solution = crate::solution::Solution {
+        offsets: offsets.to_vec(),
+    };
+    let mut tops = offsets
+        .iter()
+        .zip(problem.buffers())
+        .map(|(o, b)| o + b.size);
+    crate::solution::validate(problem, &solution).is_ok() && tops.all(|t| t <= capacity)
+}
+
 /// A small random problem with gaps (no windows) and alignments, some
 /// buffers fixed: what lowered separations look like, and more.
 pub(super) fn gapped(rng: &mut Rng) -> Problem {

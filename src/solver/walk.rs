@@ -27,9 +27,8 @@
 use alloc::vec;
 use alloc::vec::Vec;
 
-use super::graph::Graph;
+use super::graph::{first_fit, Graph};
 use crate::deadline::{Poll, Stop};
-use crate::math::align_up;
 use crate::model::problem::Problem;
 use crate::rng::Rng;
 
@@ -276,17 +275,8 @@ impl Walk {
                 }
             }
             work += graph.neighbours[v].len() as u64 + 1;
-            self.blocks.sort_unstable();
-            let (size, align) = (graph.size[v], graph.align[v]);
-            let mut at = 0i64;
-            for &(o, top) in &self.blocks {
-                if o >= at + size {
-                    break;
-                }
-                if top > at {
-                    at = align_up(top, align);
-                }
-            }
+            let size = graph.size[v];
+            let at = first_fit(&mut self.blocks, size, graph.align[v]);
             self.offset[v] = at;
             cost += (at + size - self.capacity).max(0);
             if cost > limit {
@@ -377,22 +367,8 @@ impl GraphWalk {
 mod tests {
     use super::*;
     use crate::deadline::Deadline;
-    use crate::solution::{validate, Solution};
-    use crate::solver::testing::{gapped, planted};
+    use crate::solver::testing::{fits, gapped, planted};
     use crate::solver::{solve, Params, Verdict};
-
-    /// Whether `offsets` is a valid placement of `problem` below its
-    /// capacity.
-    fn fits(problem: &Problem, offsets: &[i64]) -> bool {
-        let solution = Solution {
-            offsets: offsets.to_vec(),
-        };
-        let tops = offsets
-            .iter()
-            .zip(problem.buffers())
-            .map(|(o, b)| o + b.size);
-        validate(problem, &solution).is_ok() && tops.max().unwrap_or(0) <= problem.capacity()
-    }
 
     /// On 20,000 random problems with gaps, every placement the walk
     /// reports is valid and fits, so none where the sweep's search proves
@@ -415,7 +391,7 @@ mod tests {
             feasible += usize::from(matches!(sweep, Verdict::Solved(_)));
             if let Walked::Found(offsets) = walked {
                 assert!(
-                    fits(&problem, &offsets),
+                    fits(&problem, &offsets, problem.capacity()),
                     "instance {i}: {offsets:?}\n{problem:?}"
                 );
                 assert!(matches!(sweep, Verdict::Solved(_)), "instance {i}");
@@ -427,12 +403,7 @@ mod tests {
             let mut walk = Walk::new(&problem, &graph, capacity, i);
             walk.retarget(&graph, lower);
             if let Walked::Found(offsets) = walk.run(&graph, (2_000, 0), &mut poll).0 {
-                let top = offsets
-                    .iter()
-                    .zip(problem.buffers())
-                    .map(|(o, b)| o + b.size);
-                assert!(top.max().unwrap_or(0) <= lower, "instance {i} at {lower}");
-                assert!(fits(&problem, &offsets), "instance {i} at {lower}");
+                assert!(fits(&problem, &offsets, lower), "instance {i} at {lower}");
             }
         }
         assert!(
@@ -461,7 +432,10 @@ mod tests {
             let graph = Graph::new(&problem);
             let mut walk = Walk::new(&problem, &graph, capacity, i);
             walk.start_from(&graph, &offsets);
-            assert!(fits(&problem, &walk.offset), "instance {i}");
+            assert!(
+                fits(&problem, &walk.offset, problem.capacity()),
+                "instance {i}"
+            );
             let lower = walk.offset.iter().zip(&offsets).all(|(a, b)| a <= b);
             assert!(lower, "instance {i}: {:?} from {offsets:?}", walk.offset);
             placed += 1;
@@ -489,7 +463,7 @@ mod tests {
             let mut poll = Poll::new(&deadline, 1 << 16);
             let mut walk = Walk::new(&lowered, &graph, lowered.capacity(), i);
             if let Walked::Found(offsets) = walk.run(&graph, (2_000_000, 0), &mut poll).0 {
-                assert!(fits(&lowered, &offsets), "kernel {i}");
+                assert!(fits(&lowered, &offsets, lowered.capacity()), "kernel {i}");
                 found += 1;
             }
         }
