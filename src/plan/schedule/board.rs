@@ -106,6 +106,7 @@ pub(crate) struct Board {
 }
 
 impl Board {
+    /// `lower`: a proven bound, on the grain (the work's is rounded to it).
     pub(super) fn new(work: &Work<'_>, lower: i64) -> Board {
         Board {
             next_plain: AtomicUsize::new(0),
@@ -121,7 +122,7 @@ impl Board {
             placements: AtomicU64::new(0),
             height: AtomicI64::new(i64::MAX),
             best: Slot::new(None),
-            lower: AtomicI64::new(align_up(lower, work.grain)),
+            lower: AtomicI64::new(lower),
             grain: work.grain,
             halt: AtomicBool::new(false),
             late_taken: AtomicBool::new(false),
