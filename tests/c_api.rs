@@ -333,10 +333,12 @@ fn tiny_build_has_the_same_api() {
     eprintln!("tiny libminimalloc.so: {size} bytes");
     // 64 KiB until the refusal of problems whose sizes add past 2^63 - 1
     // (a wrong answer before) and the one math home pushed it just over;
-    // the bound keeps it near what it was.
+    // 68 KiB until the exact search's shaken restarts (+1.5 KiB: a fit on
+    // the device has no heuristics to fall back on when the search's dive
+    // goes wrong near its root); the bound keeps it near what it was.
     assert!(
-        size <= 68 * 1024,
-        "the tiny build is {size} bytes, over 68 KiB"
+        size <= 69 * 1024,
+        "the tiny build is {size} bytes, over 69 KiB"
     );
     dlopen_test(&scratch("tiny-dlopen"), &tiny);
     // The whole API test, against the no_std build.

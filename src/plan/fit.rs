@@ -35,6 +35,7 @@ pub(crate) fn fit(work: &Work<'_>) -> Outcome {
             let (verdict, s) = solver::solve(work.problem, capacity, &params, deadline);
             stats.nodes += s.nodes;
             stats.backtracks += s.backtracks;
+            stats.shaken += s.shaken;
             stats.interleaving = s.interleaving;
             stats.lower_bound = stats.lower_bound.max(s.lower_bound);
             match verdict {

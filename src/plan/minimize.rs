@@ -166,6 +166,7 @@ impl Bisection {
             spent += stats.nodes.max(1);
             self.stats.nodes += stats.nodes;
             self.stats.backtracks += stats.backtracks;
+            self.stats.shaken += stats.shaken;
             self.stats.interleaving = stats.interleaving;
             match verdict {
                 Verdict::Solved(offsets) => {

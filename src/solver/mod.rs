@@ -49,6 +49,7 @@ mod graph;
 mod grow;
 mod order;
 mod params;
+mod rounds;
 pub(crate) mod search;
 #[cfg(all(test, feature = "constraints"))]
 mod testing;
@@ -62,7 +63,8 @@ use core::time::Duration;
 pub use order::{BadPreorder, Key, Preorder};
 use order::{Orderings, Traits};
 pub use params::Params;
-use search::{Part, RunEnd, Search, FREE};
+use rounds::{solve_part, Rotation};
+use search::{RunEnd, Search, FREE};
 #[cfg(all(feature = "constraints", feature = "heuristics"))]
 pub(crate) use walk::GraphWalk;
 
@@ -86,6 +88,9 @@ pub struct Stats {
     pub partitions: usize,
     /// For each ordering tried, how many partitions it solved.
     pub solved_by: Vec<(Preorder, u32)>,
+    /// Partitions solved by a shaken ordering, in a short restart (where
+    /// the orderings take turns).
+    pub shaken: u32,
     /// Overlapping pairs that gap windows let interleave.
     pub interleaving: u64,
     /// A lower bound on any height: the most memory alive at one time and
@@ -119,7 +124,14 @@ pub fn solve(
     deadline: &Deadline<'_>,
 ) -> (Verdict, Stats) {
     let mut stats = Stats::default();
-    let verdict = solve_into(problem, capacity, params, deadline, &mut stats);
+    let verdict = solve_into(
+        problem,
+        capacity,
+        params,
+        deadline,
+        &mut stats,
+        Rotation::Turns,
+    );
     stats.elapsed = deadline.elapsed();
     (verdict, stats)
 }
@@ -130,6 +142,7 @@ fn solve_into(
     params: &Params,
     deadline: &Deadline<'_>,
     stats: &mut Stats,
+    rotation: Rotation,
 ) -> Verdict {
     let mut poll = Poll::new(deadline, 1 << 16);
     if let Err(stop) = poll.now() {
@@ -155,10 +168,14 @@ fn solve_into(
     let verdict = if params.conflict_graph && graph::applies(problem) {
         both_searches(problem, &sweep, capacity, params, &mut poll, stats)
     } else {
-        search_sweep(problem, &sweep, capacity, params, &mut poll, stats)
+        search_sweep(
+            problem, &sweep, capacity, params, &mut poll, stats, rotation,
+        )
     };
     #[cfg(not(feature = "constraints"))]
-    let verdict = search_sweep(problem, &sweep, capacity, params, &mut poll, stats);
+    let verdict = search_sweep(
+        problem, &sweep, capacity, params, &mut poll, stats, rotation,
+    );
     if let Verdict::Stopped(_) = verdict {
         sweep.discard();
     }
@@ -205,7 +222,15 @@ fn both_searches(
             let verdict = match kind {
                 Turn::Sweep => {
                     turn.node_limit = Some(limit);
-                    search_sweep(problem, sweep, capacity, &turn, poll, stats)
+                    search_sweep(
+                        problem,
+                        sweep,
+                        capacity,
+                        &turn,
+                        poll,
+                        stats,
+                        Rotation::Turns,
+                    )
                 }
                 Turn::Walk => {
                     let weight = graph.node_weight();
@@ -273,6 +298,7 @@ fn search_sweep(
     params: &Params,
     poll: &mut Poll<'_>,
     stats: &mut Stats,
+    rotation: Rotation,
 ) -> Verdict {
     let buffers = problem.buffers();
     stats.sections = sweep.sections;
@@ -291,11 +317,21 @@ fn search_sweep(
         vec![Preorder::of(&[])]
     };
     let traits = Traits::of(problem, sweep);
-    let ranks = match rankings(problem.len(), &preorders, &traits, params, poll) {
+    let mut ranks = match rankings(problem.len(), &preorders, &traits, params, poll) {
         Ok(ranks) => ranks,
         Err(stop) => return Verdict::Stopped(stop),
     };
     stats.solved_by = preorders.iter().map(|&p| (p, 0)).collect();
+    // Where the orderings take turns, one more: theirs shaken, for short
+    // restarts (see `solve_part`). It has no keys, so the search never
+    // reranks it by totals.
+    let mut preorders = preorders;
+    let turns = preorders.len() > 1 && params.shaken_restarts;
+    let shaken = (turns || rotation == Rotation::ShakenOnly).then(|| {
+        preorders.push(Preorder::of(&[]));
+        ranks.push(ranks[0].clone());
+        preorders.len() - 1
+    });
 
     let n = buffers.len();
     let (mut size, mut align, mut fixed) = (
@@ -328,12 +364,12 @@ fn search_sweep(
         }
         let verdict = solve_part(
             &mut search,
-            part,
+            (part, shaken, rotation),
             problem,
             capacity,
             &mut budget,
             poll,
-            stats,
+            (&mut stats.solved_by, &mut stats.shaken),
         );
         stats.nodes = search.nodes;
         stats.backtracks = search.backtracks;
@@ -380,68 +416,4 @@ fn with_pieceless(buffers: &[Buffer], mut offsets: Vec<i64>, capacity: i64) -> V
         }
     }
     offsets
-}
-
-/// Solves one partition: hints first (briefly), then the orderings
-/// round-robin with a growing node limit.
-fn solve_part(
-    search: &mut Search<'_>,
-    part: Part,
-    problem: &Problem,
-    capacity: i64,
-    budget: &mut u64,
-    poll: &mut Poll<'_>,
-    stats: &mut Stats,
-) -> RunEnd {
-    let buffers = problem.buffers();
-    let hinted: Vec<u32> = search
-        .members(part)
-        .iter()
-        .copied()
-        .filter(|&b| {
-            let b = &buffers[b as usize];
-            b.offset.is_none() && b.hint.is_some_and(|h| h + b.size <= capacity)
-        })
-        .collect();
-    if !hinted.is_empty() {
-        // Treat hints as fixed offsets for a short search: a recompile whose
-        // previous offsets still fit keeps them.
-        for &b in &hinted {
-            search.set_fixed(b, buffers[b as usize].hint.unwrap_or(FREE));
-        }
-        let limit = (2 * part.len as u64 + 64).min(*budget);
-        let before = search.nodes;
-        let end = search.run(part, 0, limit, poll);
-        *budget = budget.saturating_sub(search.nodes - before);
-        if let RunEnd::Stopped(_) | RunEnd::Solved = end {
-            stats.solved_by[0].1 += u32::from(end == RunEnd::Solved);
-            return end;
-        }
-        for &b in &hinted {
-            search.set_fixed(b, FREE);
-        }
-    }
-
-    let orderings = stats.solved_by.len();
-    let mut limit = if orderings == 1 {
-        u64::MAX
-    } else {
-        2 * part.len as u64
-    };
-    loop {
-        for ranking in 0..orderings {
-            let before = search.nodes;
-            let end = search.run(part, ranking, limit.min(*budget), poll);
-            *budget = budget.saturating_sub(search.nodes - before);
-            match end {
-                RunEnd::Solved => {
-                    stats.solved_by[ranking].1 += 1;
-                    return end;
-                }
-                RunEnd::NodeLimit if *budget > 0 => {}
-                _ => return end,
-            }
-        }
-        limit = limit.saturating_mul(2);
-    }
 }

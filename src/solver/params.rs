@@ -31,6 +31,9 @@ pub struct Params {
     pub dynamic_preordering: bool,
     /// Orderings tried round-robin (one: no node limit per round).
     pub preorders: Vec<Preorder>,
+    /// Between rounds of the orderings, short restarts of them shaken at
+    /// random (not in the reference; see `solver::solve_part`).
+    pub shaken_restarts: bool,
     /// Give up after this many nodes in all.
     pub node_limit: Option<u64>,
     /// Search small problems whose buffers have gaps but no windows (a
@@ -55,6 +58,7 @@ impl Default for Params {
             static_preordering: true,
             dynamic_preordering: true,
             preorders: Preorder::DEFAULTS.to_vec(),
+            shaken_restarts: true,
             node_limit: None,
             conflict_graph: false,
         }

@@ -224,6 +224,14 @@ pub struct Place {
     )]
     pub hatless_pruning: bool,
 
+    /// Exact search: between rounds of the preorderings, short restarts of them shaken at random (not in the reference)
+    #[arg(
+        long = "shaken_restarts",
+        default_value_t = true,
+        help_heading = "Rules of the exact search (as in the reference; all on by default)"
+    )]
+    pub shaken_restarts: bool,
+
     /// Exact search: the preorderings tried round-robin (W width, A area, T total)
     #[arg(long = "preordering_heuristics", value_name = "LIST", default_value = "WAT,TAW,TWA", value_parser = preorders, help_heading = "Rules of the exact search (as in the reference; all on by default)")]
     pub preordering_heuristics: Preorders,
@@ -280,7 +288,7 @@ fn family_names() -> impl TypedValueParser<Value = Family> {
 }
 
 /// Every yes/no flag of the place command: these take absl's forms.
-const BOOLEANS: [&str; 18] = [
+const BOOLEANS: [&str; 19] = [
     "minimize",
     "minimize_capacity",
     "penalty",
@@ -299,6 +307,7 @@ const BOOLEANS: [&str; 18] = [
     "dynamic_decomposition",
     "monotonic_floor",
     "hatless_pruning",
+    "shaken_restarts",
 ];
 
 /// Long flags that take a value (`--name VALUE` consumes the next word).

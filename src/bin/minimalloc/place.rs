@@ -103,6 +103,7 @@ fn options(a: &Place) -> Options {
     s.decomposition = a.dynamic_decomposition;
     s.monotonic_floor = a.monotonic_floor;
     s.hatless = a.hatless_pruning;
+    s.shaken_restarts = a.shaken_restarts;
     s.preorders = a.preordering_heuristics.0.clone();
     o
 }

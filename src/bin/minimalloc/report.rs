@@ -90,13 +90,16 @@ impl Figures<'_> {
             None => "no (ran to the end)",
         };
         row("stopped", stopped.into());
-        let used: Vec<String> = o
+        let mut used: Vec<String> = o
             .stats
             .solved_by
             .iter()
             .filter(|(_, n)| *n > 0)
             .map(|(p, n)| format!("{p} solved {n}"))
             .collect();
+        if o.stats.shaken > 0 {
+            used.push(format!("shaken solved {}", o.stats.shaken));
+        }
         if !used.is_empty() {
             row("orderings", used.join(", "));
         }

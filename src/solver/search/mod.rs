@@ -233,6 +233,39 @@ impl<'a> Search<'a> {
         &self.order[part.lo as usize..(part.lo + part.len) as usize]
     }
 
+    /// Gives ranking `into` the ranks ranking `from` gives the members of
+    /// `part`, shaken: each member's rank raised by a random amount below
+    /// `spread`, then the same rank values dealt out again in that order
+    /// (so buffers less than `spread` apart may swap, others keep their
+    /// order). Only between runs; `into` must not be reranked by totals
+    /// (its preorder has no keys).
+    pub(crate) fn shake(
+        &mut self,
+        part: Part,
+        (from, into): (usize, usize),
+        rng: &mut crate::rng::Rng,
+        spread: u64,
+    ) {
+        debug_assert!(self.undo.is_empty());
+        let lo = part.lo as usize;
+        // (The reranking's scratch and sorts serve: one copy of each in
+        // the tiny build.)
+        self.rerank_keys.clear();
+        self.rerank_values.clear();
+        for &b in &self.order[lo..lo + part.len as usize] {
+            let rank = self.orderings.ranks[from][b as usize];
+            // (`spread` is a power of two.)
+            let key = i128::from(rank) + i128::from(rng.next() & (spread - 1));
+            self.rerank_keys.push(([key, 0, 0, 0], b));
+            self.rerank_values.push(rank);
+        }
+        crate::sort::sort(&mut self.rerank_keys);
+        crate::sort::sort(&mut self.rerank_values);
+        for (&(_, b), &r) in self.rerank_keys.iter().zip(&self.rerank_values) {
+            self.orderings.ranks[into][b as usize] = r;
+        }
+    }
+
     /// Fixes buffer `b` at `offset` ([`FREE`] to release it). Only between
     /// runs, with `b` unplaced.
     pub(crate) fn set_fixed(&mut self, b: u32, offset: i64) {
