@@ -323,11 +323,11 @@ fn search_sweep(
     };
     stats.solved_by = preorders.iter().map(|&p| (p, 0)).collect();
     // Where the orderings take turns, one more: theirs shaken, for short
-    // restarts (see `solve_part`). It has no keys, so the search never
+    // restarts (see `rounds::solve_part`). It has no keys, so the search never
     // reranks it by totals.
     let mut preorders = preorders;
-    let turns = preorders.len() > 1 && params.shaken_restarts;
-    let shaken = (turns || rotation == Rotation::ShakenOnly).then(|| {
+    let restarts = preorders.len() > 1 && params.shaken_restarts;
+    let shaken = (restarts || rotation == Rotation::ShakenOnly).then(|| {
         preorders.push(Preorder::of(&[]));
         ranks.push(ranks[0].clone());
         preorders.len() - 1

@@ -32,7 +32,7 @@ pub struct Params {
     /// Orderings tried round-robin (one: no node limit per round).
     pub preorders: Vec<Preorder>,
     /// Between rounds of the orderings, short restarts of them shaken at
-    /// random (not in the reference; see `solver::solve_part`).
+    /// random (not in the reference; see `solver::rounds::solve_part`).
     pub shaken_restarts: bool,
     /// Give up after this many nodes in all.
     pub node_limit: Option<u64>,
