@@ -217,6 +217,9 @@ struct Search<'a> {
     /// larger, or with a `seed`, the larger by sizes shaken by a factor
     /// between 1/2 and 3/2 (turns that end in their node budget differ so).
     rank: Vec<u32>,
+    /// Each buffer's fixed neighbours: the only placed buffers that can
+    /// block it above a lowest offset (see [`Search::lowest_from`]).
+    fixed_neighbours: Vec<Vec<u32>>,
 }
 
 /// One open depth of the search: its candidates in `Search::candidates`
@@ -273,6 +276,7 @@ pub(crate) fn search(
         candidates: Vec::new(),
         weight: graph.node_weight(),
         rank: ranks(&graph.size, seed),
+        fixed_neighbours: vec![Vec::new(); n],
         nodes: 0,
         backtracks: 0,
     };
@@ -295,6 +299,11 @@ pub(crate) fn search(
                 search.unplaced_weight[c as usize] -= b.size;
             }
         }
+    }
+    for v in 0..n {
+        let fixed = graph.neighbours[v].iter().copied();
+        let fixed = fixed.filter(|&u| search.offset[u as usize] != UNPLACED);
+        search.fixed_neighbours[v].extend(fixed);
     }
     for v in 0..n {
         if search.offset[v] == UNPLACED {
@@ -361,6 +370,16 @@ fn ranks(size: &[i64], seed: u64) -> Vec<u32> {
 impl Search<'_> {
     /// The lowest aligned offset at or above `from` where `v` meets no
     /// placed neighbour and ends within the capacity.
+    ///
+    /// Only the fixed neighbours are looked at, because no other placed
+    /// neighbour can block there. Before any free buffer is placed, only
+    /// the fixed ones are. After, `from` is the top of the buffer just
+    /// placed, at the floor, and the placed free neighbours sit at or
+    /// below the floor (the order places upwards) with their tops at or
+    /// below `v`'s lowest offset so far, which is below `from` (else it
+    /// would not be raised): as each was placed, `v`'s lowest offset was
+    /// raised past its top, or was above it already, or lay wholly below
+    /// it, and then [`Search::open`] ended the branch at once.
     fn lowest_from(&self, v: usize, from: i64) -> Option<i64> {
         let (size, align) = (self.graph.size[v], self.graph.align[v]);
         let mut at = align_up(from.max(0), align);
@@ -368,7 +387,7 @@ impl Search<'_> {
             if at.checked_add(size)? > self.capacity {
                 return None;
             }
-            let blocker = self.graph.neighbours[v].iter().find_map(|&u| {
+            let blocker = self.fixed_neighbours[v].iter().find_map(|&u| {
                 let o = self.offset[u as usize];
                 let top = o.wrapping_add(self.graph.size[u as usize]);
                 (o != UNPLACED && o < at + size && at < top).then_some(top)
