@@ -137,7 +137,8 @@ impl Graph {
         (self.size.len() + self.cliques.len() / self.words) as u64 / 8 + 1
     }
 
-    fn adjacent(&self, a: usize, b: usize) -> bool {
+    /// Whether `a` and `b` conflict.
+    pub(super) fn adjacent(&self, a: usize, b: usize) -> bool {
         self.adjacent[a * self.words + b / 64] >> (b % 64) & 1 == 1
     }
 
