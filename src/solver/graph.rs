@@ -323,24 +323,6 @@ pub(crate) fn search(
     }
 }
 
-/// The lowest offset, aligned to `align`, where `size` bytes meet none of
-/// the byte ranges `blocks` (sorted here, in place): first-fit against
-/// the neighbours placed so far, for the walk's decoding and the growing
-/// parts' extension.
-pub(super) fn first_fit(blocks: &mut [(i64, i64)], size: i64, align: i64) -> i64 {
-    blocks.sort_unstable();
-    let mut at = 0i64;
-    for &(bottom, top) in blocks.iter() {
-        if bottom >= at + size {
-            break;
-        }
-        if top > at {
-            at = align_up(top, align);
-        }
-    }
-    at
-}
-
 /// Each buffer's rank: by decreasing size, shaken when `seed` is not 0.
 fn ranks(size: &[i64], seed: u64) -> Vec<u32> {
     let mut state = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;

@@ -24,9 +24,10 @@
 use alloc::vec;
 use alloc::vec::Vec;
 
-use super::graph::{self, first_fit, End, Graph};
+use super::graph::{self, End, Graph};
 use super::walk::{Walk, Walked};
 use crate::deadline::{Poll, Stop};
+use crate::math::align_up;
 use crate::model::problem::Problem;
 
 /// What a turn of the growing search ended with.
@@ -176,6 +177,24 @@ impl Grow {
         }
         Ok(offset)
     }
+}
+
+/// The lowest offset, aligned to `align`, where `size` bytes meet none of
+/// the byte ranges `blocks` (sorted here, in place): first-fit against
+/// the neighbours placed so far, for the parts' extension (and, in a
+/// test, the reference the walk's decoding is checked against).
+pub(super) fn first_fit(blocks: &mut [(i64, i64)], size: i64, align: i64) -> i64 {
+    blocks.sort_unstable();
+    let mut at = 0i64;
+    for &(bottom, top) in blocks.iter() {
+        if bottom >= at + size {
+            break;
+        }
+        if top > at {
+            at = align_up(top, align);
+        }
+    }
+    at
 }
 
 #[cfg(test)]

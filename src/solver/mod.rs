@@ -45,6 +45,8 @@
 
 #[cfg(feature = "constraints")]
 mod graph;
+#[cfg(all(feature = "constraints", feature = "heuristics"))]
+mod graph_walk;
 #[cfg(feature = "constraints")]
 mod grow;
 mod order;
@@ -60,13 +62,13 @@ use alloc::vec;
 use alloc::vec::Vec;
 use core::time::Duration;
 
+#[cfg(all(feature = "constraints", feature = "heuristics"))]
+pub(crate) use graph_walk::GraphWalk;
 pub use order::{BadPreorder, Key, Preorder};
 use order::{Orderings, Traits};
 pub use params::Params;
 use rounds::{solve_part, Rotation};
 use search::{RunEnd, Search, FREE};
-#[cfg(all(feature = "constraints", feature = "heuristics"))]
-pub(crate) use walk::GraphWalk;
 
 use crate::deadline::{Deadline, Poll, Stop};
 use crate::model::buffer::Buffer;

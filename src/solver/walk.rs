@@ -8,8 +8,10 @@
 //! buffers) leave free, the capacity ignored. Every left-justified
 //! placement is the decoding of some order (its buffers by offset), so no
 //! placement the exact searches can find is out of the walk's reach. What
-//! an order costs is how far its buffers reach above the capacity, summed;
-//! a cost of 0 is a placement that fits. A step moves one buffer in the
+//! an order costs is how far its buffers reach above the capacity, summed
+//! (for the minimiser's second walk, see `graph_walk.rs`, how far its
+//! highest reaches first, then that sum); a sum of 0 is a placement that
+//! fits. A step moves one buffer in the
 //! order: half the time one that reaches above, to a random earlier place
 //! (it then meets fewer neighbours below it), else any buffer to any
 //! place (moves of the first kind alone stall in an order all of whose
@@ -33,6 +35,11 @@ use crate::math::align_up;
 use crate::model::problem::Problem;
 use crate::rng::Rng;
 
+/// What an order costs: how far its highest buffer reaches above the
+/// capacity (when the walk weighs the height first, else 0), then how far
+/// its buffers reach above, summed; compared in that order.
+type Cost = (i64, i64);
+
 /// Steps of late acceptance: a step is kept unless it costs more than
 /// the walk's cost this many steps before.
 const HISTORY: usize = 64;
@@ -55,18 +62,20 @@ pub(crate) enum Walked {
 
 /// The walk's state between turns.
 pub(crate) struct Walk {
-    capacity: i64,
+    pub(super) capacity: i64,
     /// The free buffers in the order decoded; `position` inverts it.
     order: Vec<u32>,
     position: Vec<u32>,
     /// Offsets of the current order (fixed buffers at theirs).
-    offset: Vec<i64>,
+    pub(super) offset: Vec<i64>,
     fixed: Vec<bool>,
-    cost: i64,
+    cost: Cost,
+    /// Whether the cost weighs the height first (see [`Cost`]).
+    pub(super) by_height: bool,
     /// The current order's height.
-    height: i64,
-    history: [i64; HISTORY],
-    steps: u64,
+    pub(super) height: i64,
+    history: [Cost; HISTORY],
+    pub(super) steps: u64,
     rng: Rng,
     /// Scratch: the buffers placed so far in a decoding, as (offset,
     /// buffer) in increasing order; the offsets a step overwrote; the
@@ -75,7 +84,7 @@ pub(crate) struct Walk {
     saved: Vec<i64>,
     above: Vec<u32>,
     /// Whether no two fixed buffers clash, and the top of the highest.
-    runnable: bool,
+    pub(super) runnable: bool,
     fixed_top: i64,
 }
 
@@ -115,9 +124,10 @@ impl Walk {
             position,
             offset,
             fixed,
-            cost: 0,
+            cost: (0, 0),
+            by_height: false,
             height: 0,
-            history: [i64::MAX; HISTORY],
+            history: [(i64::MAX, i64::MAX); HISTORY],
             steps: 0,
             rng: Rng::new(seed ^ 0x57A1_4B00),
             below: Vec::with_capacity(n),
@@ -127,7 +137,7 @@ impl Walk {
             fixed_top,
         };
         if runnable {
-            walk.decode(graph, 0, i64::MAX);
+            walk.decode(graph, 0, ((0, 0), (i64::MAX, i64::MAX)));
             walk.retarget(graph, capacity);
         }
         walk
@@ -149,7 +159,7 @@ impl Walk {
         for (k, &v) in self.order.iter().enumerate() {
             self.position[v as usize] = k as u32;
         }
-        self.decode(graph, 0, i64::MAX);
+        self.decode(graph, 0, ((0, 0), (i64::MAX, i64::MAX)));
         let capacity = self.capacity;
         self.retarget(graph, capacity);
     }
@@ -176,7 +186,7 @@ impl Walk {
         }
         let mut spent = 0u64;
         loop {
-            if self.cost == 0 {
+            if self.cost.1 == 0 {
                 return (Walked::Found(self.offset.clone()), spent);
             }
             if self.height < report_below {
@@ -224,15 +234,13 @@ impl Walk {
         let slot = (self.steps % HISTORY as u64) as usize;
         self.steps += 1;
         // The order before `a` keeps its cost: a step that passes the
-        // limit is known to, and undone, before it is decoded through.
+        // limit is known to, and undone, before it is decoded through (a
+        // cost only grows as buffers are decoded, in both its parts).
         let limit = self.cost.max(self.history[slot]);
-        let before: i64 = self.order[..a]
-            .iter()
-            .map(|&u| (self.offset[u as usize] + graph.size[u as usize] - self.capacity).max(0))
-            .sum();
-        let (work, cost) = self.decode(graph, a, limit - before);
+        let before = self.cost_of_order(graph, &self.order[..a]);
+        let (work, cost) = self.decode(graph, a, (before, limit));
         if let Some(cost) = cost {
-            self.cost = before + cost;
+            self.cost = cost;
             self.height = self.height_of(graph);
         } else {
             self.shift(to, from);
@@ -265,14 +273,19 @@ impl Walk {
     /// stays within `limit`; returns the work and that cost (`None` past
     /// the limit: the order is then decoded only in part).
     ///
-    /// Each buffer goes first-fit (as `graph::first_fit` puts it) against the
+    /// Each buffer goes first-fit (as `grow::first_fit` puts it) against the
     /// buffers before it, kept sorted by offset: one scan from the bottom
     /// that skips those it does not conflict with and stops at the first
     /// that starts above the place found, where sorting each buffer's
     /// neighbours took most of a walk's time on dense graphs. A unit of
     /// work is still a neighbour, so a turn takes the same steps.
-    fn decode(&mut self, graph: &Graph, from: usize, limit: i64) -> (u64, Option<i64>) {
-        let (mut work, mut cost) = (0u64, 0i64);
+    fn decode(
+        &mut self,
+        graph: &Graph,
+        from: usize,
+        (mut cost, limit): (Cost, Cost),
+    ) -> (u64, Option<Cost>) {
+        let mut work = 0u64;
         self.below.clear();
         for (u, &o) in self.offset.iter().enumerate() {
             if self.fixed[u] || (self.position[u] as usize) < from {
@@ -297,7 +310,11 @@ impl Walk {
             self.offset[v] = at;
             let place = self.below.partition_point(|&e| e < (at, v as u32));
             self.below.insert(place, (at, v as u32));
-            cost += (at + size - self.capacity).max(0);
+            let over = (at + size - self.capacity).max(0);
+            cost.1 += over;
+            if self.by_height {
+                cost.0 = cost.0.max(over);
+            }
             if cost > limit {
                 return (work / 8 + 1, None);
             }
@@ -307,13 +324,24 @@ impl Walk {
 
     /// How far the free buffers reach above the capacity, summed, and
     /// the height (the walk runs only where the fixed buffers fit).
-    fn cost_of(&self, graph: &Graph) -> (i64, i64) {
-        let cost = self
-            .order
-            .iter()
-            .map(|&v| (self.offset[v as usize] + graph.size[v as usize] - self.capacity).max(0))
-            .sum();
-        (cost, self.height_of(graph))
+    fn cost_of(&self, graph: &Graph) -> (Cost, i64) {
+        (
+            self.cost_of_order(graph, &self.order),
+            self.height_of(graph),
+        )
+    }
+
+    /// The cost of the buffers `order` as they are placed.
+    fn cost_of_order(&self, graph: &Graph, order: &[u32]) -> Cost {
+        let mut cost = (0, 0);
+        for &v in order {
+            let over = (self.offset[v as usize] + graph.size[v as usize] - self.capacity).max(0);
+            cost.1 += over;
+            if self.by_height {
+                cost.0 = cost.0.max(over);
+            }
+        }
+        cost
     }
 
     /// The highest top of the current order's placement.
@@ -325,68 +353,11 @@ impl Walk {
     }
 }
 
-/// The walk with its graph, for a planner's lane that minimises: it aims
-/// at the lower bound and reports each order lower than the best.
-#[cfg(feature = "heuristics")]
-pub(crate) struct GraphWalk {
-    graph: Graph,
-    walk: Walk,
-}
-
-#[cfg(feature = "heuristics")]
-impl GraphWalk {
-    /// The walk of `problem` aimed at `target`, if the graph search
-    /// applies to it.
-    pub(crate) fn new(problem: &Problem, target: i64, seed: u64) -> Option<GraphWalk> {
-        if !super::graph::applies(problem) {
-            return None;
-        }
-        let graph = Graph::new(problem);
-        let walk = Walk::new(problem, &graph, target, seed);
-        walk.runnable.then_some(GraphWalk { graph, walk })
-    }
-
-    /// Starts the walk from the order of `offsets`, a placement of the
-    /// problem, unless it has taken a step already.
-    pub(crate) fn start_from(&mut self, offsets: &[i64]) {
-        if self.walk.runnable && self.walk.steps == 0 && offsets.len() == self.walk.offset.len() {
-            self.walk.start_from(&self.graph, offsets);
-        }
-    }
-
-    /// What a node of the exact search on the same graph weighs, in the
-    /// poll's units (elements scanned, over 8), as the walk's steps do.
-    pub(crate) fn node_weight(&self) -> u64 {
-        self.graph.node_weight()
-    }
-
-    /// Walks for `work` (the poll's units) towards `target`; returns a
-    /// placement lower than `best` if it finds one, with its height.
-    pub(crate) fn run(
-        &mut self,
-        (work, target, best): (u64, i64, i64),
-        poll: &mut Poll<'_>,
-    ) -> Result<Option<(Vec<i64>, i64)>, Stop> {
-        if target != self.walk.capacity {
-            self.walk.retarget(&self.graph, target);
-        }
-        match self.walk.run(&self.graph, (work, best), poll).0 {
-            Walked::Found(offsets) => {
-                let height = self.walk.height;
-                Ok((height < best).then_some((offsets, height)))
-            }
-            Walked::Lower(offsets, height) => Ok(Some((offsets, height))),
-            Walked::Spent | Walked::Never => Ok(None),
-            Walked::Stopped(stop) => Err(stop),
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::deadline::Deadline;
-    use crate::solver::graph::first_fit;
+    use crate::solver::grow::first_fit;
     use crate::solver::testing::{fits, gapped, planted};
     use crate::solver::{solve, Params, Verdict};
 
@@ -467,11 +438,12 @@ mod tests {
     /// [`first_fit`] gives against each buffer's earlier neighbours: after
     /// every step of walks on 2,000 small problems with gaps (fixed
     /// buffers among them) and 200 dense planted kernels, kept or undone,
-    /// each offset is the reference decoding's of the walk's order.
+    /// each offset is the reference decoding's of the walk's order, and
+    /// the cost kept step by step (half the walks weigh the height first)
+    /// is the order's cost counted again.
     #[test]
     fn decoding_is_first_fit_in_the_order() {
         let mut rng = Rng::new(0x0dec);
-        let deadline = Deadline::new(None, None, None);
         let mut steps = 0;
         for i in 0..2_200 {
             let problem = match i < 2_000 {
@@ -486,9 +458,11 @@ mod tests {
             if !walk.runnable {
                 continue;
             }
+            walk.by_height = i % 2 == 1;
+            walk.retarget(&graph, problem.capacity() / 2);
             // A step moves a buffer that reaches above, while one does.
             for _ in 0..50 {
-                if walk.cost == 0 {
+                if walk.cost.1 == 0 {
                     break;
                 }
                 walk.step(&graph);
@@ -505,6 +479,8 @@ mod tests {
                     offset[v] = first_fit(&mut blocks, graph.size[v], graph.align[v]);
                 }
                 assert_eq!(walk.offset, offset, "instance {i}");
+                let cost = walk.cost_of_order(&graph, &walk.order);
+                assert_eq!(walk.cost, cost, "instance {i}");
             }
         }
         assert!(steps > 50_000, "{steps}");
