@@ -269,8 +269,8 @@ impl Walk {
     }
 
     /// Decodes the order from place `from` on (those before keep their
-    /// offsets) while what the buffers decoded reach above the capacity
-    /// stays within `limit`; returns the work and that cost (`None` past
+    /// offsets, and cost `cost`) while the order's cost so far stays
+    /// within `limit`; returns the work and the order's cost (`None` past
     /// the limit: the order is then decoded only in part).
     ///
     /// Each buffer goes first-fit (as `grow::first_fit` puts it) against the
