@@ -71,7 +71,7 @@ pub(crate) struct Walk {
     fixed: Vec<bool>,
     cost: Cost,
     /// Whether the cost weighs the height first (see [`Cost`]).
-    pub(super) by_height: bool,
+    by_height: bool,
     /// The current order's height.
     pub(super) height: i64,
     history: [Cost; HISTORY],
@@ -160,6 +160,15 @@ impl Walk {
             self.position[v as usize] = k as u32;
         }
         self.decode(graph, 0, ((0, 0), (i64::MAX, i64::MAX)));
+        let capacity = self.capacity;
+        self.retarget(graph, capacity);
+    }
+
+    /// From now on, weighs how far the highest buffer reaches above the
+    /// capacity first (see [`Cost`]), its cost counted again so.
+    #[cfg_attr(not(feature = "heuristics"), allow(dead_code))]
+    pub(super) fn weigh_height_first(&mut self, graph: &Graph) {
+        self.by_height = true;
         let capacity = self.capacity;
         self.retarget(graph, capacity);
     }
@@ -458,8 +467,9 @@ mod tests {
             if !walk.runnable {
                 continue;
             }
-            walk.by_height = i % 2 == 1;
-            walk.retarget(&graph, problem.capacity() / 2);
+            if i % 2 == 1 {
+                walk.weigh_height_first(&graph);
+            }
             // A step moves a buffer that reaches above, while one does.
             for _ in 0..50 {
                 if walk.cost.1 == 0 {
