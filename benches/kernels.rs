@@ -4,7 +4,7 @@
 //! they took in all, then the same kernels fitted at their max load (a
 //! capacity that only some meet): found, proven infeasible, or neither.
 //!
-//!     cargo bench --bench kernels -- [--kernels N] [--timeout SECS] [--seed S] [--memories | --pairs]
+//!     cargo bench --bench kernels -- [--kernels N] [--timeout SECS] [--seed S] [--memories | --pairs] [--detail]
 //!
 //! Kernels are `minimalloc gen --family=kernel` with 2-250 buffers and 0,
 //! 10, 25 or 50% of their pairs separated, seeds from S (default 1). With
@@ -17,7 +17,9 @@
 //! in all, against what first-fit's own placement pays, and how many pay
 //! more than first-fit: there must be none). With `--pairs` each kernel's separations are
 //! declared pair by pair instead of by group (as some compilers write
-//! them: thousands of pairs for a hundred buffers). Every placement is
+//! them: thousands of pairs for a hundred buffers). With `--detail` a
+//! line per kernel too: its height and bound minimised, whether proven,
+//! the time, and the fit's status and time. Every placement is
 //! validated.
 
 use std::time::{Duration, Instant};
@@ -57,6 +59,7 @@ fn main() {
     let mut seed = 1u64;
     let mut memories = false;
     let mut pairs = false;
+    let mut detail = false;
     let args: Vec<String> = std::env::args().skip(1).collect();
     let mut i = 0;
     while i < args.len() {
@@ -76,6 +79,11 @@ fn main() {
             }
             "--pairs" => {
                 pairs = true;
+                i += 1;
+                continue;
+            }
+            "--detail" => {
+                detail = true;
                 i += 1;
                 continue;
             }
@@ -116,13 +124,20 @@ fn main() {
         };
         let start = Instant::now();
         let outcome = plan(&problem, &minimise);
-        row.time += start.elapsed();
+        let took = start.elapsed();
+        row.time += took;
         match outcome.solution.as_ref() {
             Some(solution) => check(&problem, solution, &outcome),
             None if memories => row.unplaced += 1,
             None => panic!("minimising without memories always places"),
         }
         row.proven += usize::from(outcome.optimal);
+        let minimised = (
+            took,
+            outcome.solution.as_ref().map(|s| s.height(&problem)),
+            outcome.lower_bound,
+            outcome.optimal,
+        );
 
         // Fitted at the memories' capacities, or else at the max load.
         let at_load = match memories {
@@ -136,7 +151,8 @@ fn main() {
         }
         let start = Instant::now();
         let outcome = plan(&at_load, &fit);
-        row.fit_time += start.elapsed();
+        let fit_took = start.elapsed();
+        row.fit_time += fit_took;
         match outcome.status {
             Status::Solved => {
                 check(&at_load, outcome.solution.as_ref().unwrap(), &outcome);
@@ -144,6 +160,18 @@ fn main() {
             }
             Status::Infeasible => row.infeasible += 1,
             _ => row.neither += 1,
+        }
+        if detail {
+            let (time, height, bound, optimal) = minimised;
+            let height = height.map_or("-".to_string(), |h| h.to_string());
+            println!(
+                "kernel {k} buffers {buffers} separated {:.0}% height {height} bound {bound} optimal {optimal} time {:.3} fit {:?} {:.3} max-load {}",
+                SHARES[share] * 100.0,
+                time.as_secs_f64(),
+                outcome.status,
+                fit_took.as_secs_f64(),
+                max_load(&problem),
+            );
         }
     }
     let (shape, fitted) = match (memories, pairs) {
