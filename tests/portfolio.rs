@@ -301,3 +301,51 @@ fn planted_thousands_end_at_their_optimum() {
         assert_eq!(height, optimum, "{n} buffers, seed {seed}");
     }
 }
+
+/// Fitting agrees with minimising: on generated kernels (10% and 25% of
+/// their pairs separated, one thread, with a timeout, so that the fit's
+/// exact rounds also try capacities above the one asked, as the
+/// minimiser's do), where the minimiser proves a height optimal, fitting
+/// that height finds a valid placement and fitting one byte less finds
+/// none.
+#[test]
+fn fitting_a_kernel_at_its_proven_optimum_places_it() {
+    let timeout = Some(Duration::from_secs(20));
+    let mut proven = 0;
+    for k in 0..24u64 {
+        let n = 40 + 4 * k as usize;
+        let share = [0.1, 0.25][k as usize % 2];
+        let spec = Spec::new(n, 500 + k).with_family(Family::Kernel);
+        let problem = kernel_problem(spec, share).unwrap();
+        let options = Options {
+            threads: 1,
+            timeout,
+            ..Options::default()
+        };
+        let minimised = plan(
+            &problem,
+            &Options {
+                objective: Objective::Minimize,
+                ..options.clone()
+            },
+        );
+        if !minimised.optimal {
+            continue;
+        }
+        proven += 1;
+        let height = minimised.solution.expect("placed").height(&problem);
+        let at = problem.with_capacity(height).unwrap();
+        let fitted = plan(&at, &options);
+        let solution = fitted
+            .solution
+            .unwrap_or_else(|| panic!("kernel {k}: {:?} at {height}", fitted.status));
+        validate(&at, &solution).unwrap_or_else(|e| panic!("kernel {k}: {e}"));
+        let below = problem.with_capacity(height - 1).unwrap();
+        let fitted = plan(&below, &options);
+        assert!(
+            fitted.solution.is_none(),
+            "kernel {k}: placed below {height}"
+        );
+    }
+    assert!(proven >= 16, "{proven} of 24 proven");
+}
