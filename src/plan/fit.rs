@@ -10,6 +10,7 @@
 
 use alloc::vec::Vec;
 
+use super::minimize::height_of;
 use super::options::Source;
 use super::outcome::{Outcome, Status};
 use super::schedule::{self, Board, Exact, Goal, Incumbent, Work};
@@ -56,14 +57,7 @@ pub(crate) fn fit(work: &Work<'_>) -> Outcome {
                 stats.lower_bound = stats.lower_bound.max(s.lower_bound);
                 (verdict, used)
             };
-            let height = |offsets: &[i64]| {
-                offsets
-                    .iter()
-                    .zip(work.problem.buffers())
-                    .map(|(&o, b)| o + b.size)
-                    .max()
-                    .unwrap_or(0)
-            };
+            let height = |offsets: &[i64]| height_of(work.problem, offsets);
             let found = |offsets: Vec<i64>| {
                 let height = height(&offsets);
                 Exact::Found(Incumbent {

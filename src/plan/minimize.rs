@@ -204,7 +204,8 @@ impl Bisection {
     }
 }
 
-fn height_of(problem: &Problem, offsets: &[i64]) -> i64 {
+/// The top of the highest buffer placed at `offsets`.
+pub(super) fn height_of(problem: &Problem, offsets: &[i64]) -> i64 {
     offsets
         .iter()
         .zip(problem.buffers())
