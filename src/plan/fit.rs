@@ -3,10 +3,10 @@
 //! lanes run until a placement fits, with the exact search at the
 //! capacity on lane 0 where it applies (a node limit that doubles each
 //! round; with one lane, on a separated kernel, an attempt that runs out
-//! is followed by attempts above the capacity, whose placements the
-//! lanes' walk starts from: see [`stepping_stones`]). The first placement
-//! that fits wins; a proof from the exact search ends the plan as
-//! infeasible.
+//! is followed by attempts above the capacity, whose first placement one
+//! of the lanes' two walks starts from: see [`stepping_stones`]). The
+//! first placement that fits wins; a proof from the exact search ends the
+//! plan as infeasible.
 
 use alloc::vec::Vec;
 
@@ -36,8 +36,10 @@ pub(crate) fn fit(work: &Work<'_>) -> Outcome {
         // lowered buffers have gaps (the sweep's search decides interval
         // problems at the capacity itself: there the stones only took its
         // time, measured). The walk takes the lane's best placement as
-        // its start once, at its first turn, so the stones stop once one
-        // is found.
+        // its start once, at its first turn (the summed walk the
+        // heuristics', the other the first stone: see
+        // `GraphWalk::start_summed_from`), so the stones stop once one is
+        // found.
         let gapped = work.problem.buffers().iter().any(|b| !b.gaps.is_empty());
         let mut stones = gapped && !work.variants.is_empty();
         let mut round = |nodes: Option<u64>, deadline: &Deadline<'_>, board: &Board| {
@@ -138,11 +140,11 @@ enum Stones {
 /// halfway between the capacity and the `best` placement, lower after
 /// each placement found, higher after each attempt that runs out, while
 /// the round has spent less than twice the nodes and `going` holds. A
-/// placement there is no answer, but the lanes' walk starts from it, and
-/// goes from there to the capacity on kernels where it did not from the
-/// heuristics' placements (the minimiser, which makes such placements,
-/// proved those kernels optimal at the capacity in a fifth of the time
-/// fitting took); a proof there is one at the capacity.
+/// placement there is no answer, but one of the lanes' walks starts from
+/// it, and goes from there to the capacity on kernels where the walks did
+/// not from the heuristics' placements (the minimiser, which makes such
+/// placements, proved those kernels optimal at the capacity in a fifth of
+/// the time fitting took); a proof there is one at the capacity.
 fn stepping_stones(
     (capacity, nodes, best): (i64, u64, i64),
     attempt: &mut dyn FnMut(i64) -> (Verdict, u64),
