@@ -116,15 +116,16 @@ impl Lane<'_, '_> {
                     break;
                 }
             }
-            // Fitting, the summed walk starts from the heuristics' best
-            // before the exact rounds place above the capacity (see
-            // `GraphWalk::start_summed_from`).
-            #[cfg(feature = "constraints")]
-            if let (Goal::Fit(_), Some(Some(walk)), Some(mine)) = (goal, &mut self.walk, &self.mine)
-            {
-                walk.start_summed_from(&mine.offsets);
-            }
             if let Some(ex) = exact.as_deref_mut().filter(|_| !exact_done) {
+                // Fitting, the summed walk starts from the heuristics'
+                // best before the exact rounds place above the capacity
+                // (see `GraphWalk::start_summed_from`).
+                #[cfg(feature = "constraints")]
+                if let (Goal::Fit(_), Some(Some(walk)), Some(mine)) =
+                    (goal, &mut self.walk, &self.mine)
+                {
+                    walk.start_summed_from(&mine.offsets);
+                }
                 let nodes = (self.lanes == 1).then(|| EXACT_NODES << (2 * round).min(40));
                 let found = self.exact_round(ex, nodes);
                 match found {
