@@ -250,16 +250,7 @@ mod tests {
             };
             // Two placements: first-fit's, and every buffer stacked.
             let first: Vec<i64> = pair.walks[0].offset.clone();
-            let mut top = 0;
-            let stacked: Vec<i64> = problem
-                .buffers()
-                .iter()
-                .map(|b| {
-                    let at = crate::math::align_up(top, b.alignment);
-                    top = at + b.size;
-                    at
-                })
-                .collect();
+            let stacked = crate::heuristic::stack(&problem);
             pair.start_summed_from(&stacked);
             pair.start_from(&first);
             let alone = |offsets: &[i64]| {

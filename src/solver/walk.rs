@@ -9,10 +9,10 @@
 //! placement is the decoding of some order (its buffers by offset), so no
 //! placement the exact searches can find is out of the walk's reach. What
 //! an order costs is how far its buffers reach above the capacity, summed
-//! (for the minimiser's second walk, see `graph_walk.rs`, how far its
-//! highest reaches first, then that sum); a sum of 0 is a placement that
-//! fits. A step moves one buffer in the
-//! order: half the time one that reaches above, to a random earlier place
+//! (for the lanes' second walk, see `graph_walk.rs`, how far its highest
+//! reaches first, then that sum); a sum of 0 is a placement that fits.
+//! A step moves one buffer in the order: half the time one that reaches
+//! above, to a random earlier place
 //! (it then meets fewer neighbours below it), else any buffer to any
 //! place (moves of the first kind alone stall in an order all of whose
 //! such moves cost more: measured, the walk then never left its first
