@@ -21,7 +21,8 @@
 
 use alloc::vec::Vec;
 
-use super::graph::{self, Graph};
+use super::conflicts::Graph;
+use super::graph;
 use super::walk::{Walk, Walked};
 use crate::deadline::{Poll, Stop};
 use crate::model::problem::Problem;

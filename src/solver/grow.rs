@@ -24,7 +24,8 @@
 use alloc::vec;
 use alloc::vec::Vec;
 
-use super::graph::{self, End, Graph};
+use super::conflicts::Graph;
+use super::graph::{self, End};
 use super::walk::{Walk, Walked};
 use crate::deadline::{Poll, Stop};
 use crate::math::align_up;

@@ -44,6 +44,8 @@
 //! depth-first searches get lost in a dense graph, and proves nothing.
 
 #[cfg(feature = "constraints")]
+mod conflicts;
+#[cfg(feature = "constraints")]
 mod graph;
 #[cfg(all(feature = "constraints", feature = "heuristics"))]
 mod graph_walk;
@@ -205,7 +207,7 @@ fn both_searches(
     poll: &mut Poll<'_>,
     stats: &mut Stats,
 ) -> Verdict {
-    let graph = graph::Graph::new(problem);
+    let graph = conflicts::Graph::new(problem);
     let mut walk = walk::Walk::new(problem, &graph, capacity, 0);
     let mut grow = grow::Grow::new(problem, &graph);
     let (mut nodes, mut backtracks) = (0u64, 0u64);

@@ -29,7 +29,7 @@
 use alloc::vec;
 use alloc::vec::Vec;
 
-use super::graph::Graph;
+use super::conflicts::Graph;
 use crate::deadline::{Poll, Stop};
 use crate::math::align_up;
 use crate::model::problem::Problem;
