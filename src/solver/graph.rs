@@ -22,12 +22,13 @@
 //! Pruning, each sound for that order: a buffer whose lowest offset ends
 //! at or below the last one used can never come (nothing placed later
 //! reaches that low), so the branch is dead; a buffer with no offset left
-//! below the capacity ends it; and for every clique of the graph kept
-//! (the buffers alive at one time, a greedy heavy clique around each
-//! buffer), what its unplaced members weigh plus what its placed members
-//! hold above the least place any unplaced member can still take (at or
-//! above the last offset, and at or above its own lowest offset) must fit
-//! between that place and the capacity.
+//! below the capacity ends it; and for every clique the graph keeps (see
+//! `conflicts`: the buffers alive at one time, a greedy heavy clique
+//! around each buffer), and for every place `t` some unplaced member can
+//! still take first (at or above the last offset, and at or above its
+//! own lowest offset: its release), what the unplaced members released
+//! at or above `t` weigh plus what its placed members hold above `t` must
+//! fit between `t` and the capacity.
 
 use alloc::vec;
 use alloc::vec::Vec;
@@ -76,6 +77,10 @@ struct Search<'a> {
     /// Each buffer's fixed neighbours: the only placed buffers that can
     /// block it above a lowest offset (see [`Search::lowest_from`]).
     fixed_neighbours: Vec<Vec<u32>>,
+    /// Scratch of the clique check: the unplaced members' (release,
+    /// size), the placed members' (offset, top).
+    releases: Vec<(i64, i64)>,
+    held: Vec<(i64, i64)>,
 }
 
 /// One open depth of the search: its candidates in `Search::candidates`
@@ -133,6 +138,8 @@ pub(crate) fn search(
         weight: graph.node_weight(),
         rank: ranks(&graph.size, seed),
         fixed_neighbours: vec![Vec::new(); n],
+        releases: Vec::with_capacity(n),
+        held: Vec::with_capacity(n),
         nodes: 0,
         backtracks: 0,
     };
@@ -370,31 +377,49 @@ impl Search<'_> {
 
     /// Whether every kept clique fits below the capacity: each unplaced
     /// member goes at or above both `floor` and its own lowest offset (the
-    /// order places upwards, and a lowest offset only rises), so all of
-    /// them lie above the least of those, `from`; there they need their
-    /// weight besides what the placed members hold above `from`.
+    /// order places upwards, and a lowest offset only rises), its release;
+    /// so for any threshold `t`, the unplaced members released at or above
+    /// `t` lie wholly in `[t, capacity)`, beside what the placed members
+    /// hold there, all disjoint. Checked at every release (the least of
+    /// them alone lets a branch live whose late members cannot fit above
+    /// their releases).
     fn cliques_fit(&mut self, floor: i64) -> bool {
         let k = self.unplaced_weight.len();
         let graph = self.graph;
-        (0..k).all(|c| {
+        let capacity = self.capacity;
+        let (mut releases, mut held) = (
+            core::mem::take(&mut self.releases),
+            core::mem::take(&mut self.held),
+        );
+        let fits = (0..k).all(|c| {
             if self.unplaced_weight[c] == 0 {
                 return true;
             }
-            let members = graph.clique(c);
-            let from = ones(members)
-                .filter(|&u| self.offset[u] == UNPLACED)
-                .map(|u| self.lowest[u].max(floor))
-                .min()
-                .unwrap_or(floor);
-            let held: i64 = ones(members)
-                .filter(|&p| self.offset[p] != UNPLACED)
-                .map(|p| {
-                    let (o, top) = (self.offset[p], self.offset[p] + graph.size[p]);
-                    (top.min(self.capacity) - o.max(from)).max(0)
-                })
-                .sum();
-            self.unplaced_weight[c] + held <= self.capacity - from
-        })
+            releases.clear();
+            held.clear();
+            for m in ones(graph.clique(c)) {
+                match self.offset[m] {
+                    UNPLACED => releases.push((self.lowest[m].max(floor), graph.size[m])),
+                    o => held.push((o, (o + graph.size[m]).min(capacity))),
+                }
+            }
+            // Latest release first: the weight released at or above each.
+            releases.sort_unstable_by_key(|&(r, _)| core::cmp::Reverse(r));
+            let mut weight = 0i64;
+            for (i, &(t, w)) in releases.iter().enumerate() {
+                weight += w;
+                if releases.get(i + 1).is_some_and(|&(next, _)| next == t) {
+                    continue; // the threshold's weight is not all counted yet
+                }
+                let above: i64 = held.iter().map(|&(o, top)| (top - o.max(t)).max(0)).sum();
+                if weight + above > capacity - t {
+                    return false;
+                }
+            }
+            true
+        });
+        (self.releases, self.held) = (releases, held);
+        fits
     }
 }
 
