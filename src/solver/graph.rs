@@ -24,8 +24,8 @@
 //! reaches that low), so the branch is dead; a buffer with no offset left
 //! below the capacity ends it; and for every clique the graph keeps (see
 //! `conflicts`: the buffers alive at one time, a greedy heavy clique
-//! around each buffer), and for every place `t` some unplaced member can
-//! still take first (at or above the last offset, and at or above its
+//! around each buffer, every maximal clique of a small graph), and for
+//! every place `t` some unplaced member can still take first (at or above the last offset, and at or above its
 //! own lowest offset: its release), what the unplaced members released
 //! at or above `t` weigh plus what its placed members hold above `t` must
 //! fit between `t` and the capacity.

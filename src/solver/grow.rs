@@ -76,7 +76,10 @@ impl Grow {
     }
 
     /// Rounds within `limit` nodes at `capacity` (the part's searches take
-    /// `seed`); returns how it ended and the nodes used.
+    /// `seed`); returns how it ended and the nodes used. Nodes are the
+    /// whole graph's: a part's node weighs what it scans (fewer buffers,
+    /// but maybe more cliques, see `conflicts`), so the turn is charged
+    /// its work, in the units the walk's turns are given.
     pub(super) fn run(
         &mut self,
         (problem, graph): (&Problem, &Graph),
@@ -85,49 +88,53 @@ impl Grow {
         poll: &mut Poll<'_>,
     ) -> (Grown, u64) {
         let n = problem.len();
-        let mut used = 0u64;
+        let whole = graph.node_weight();
+        let budget = limit.saturating_mul(whole);
+        let mut spent = 0u64;
+        let used = |spent: u64| spent.div_ceil(whole);
         // The whole problem as a part is the graph's own turn.
-        while self.members.len() < n && used < limit {
+        while self.members.len() < n && spent < budget {
             let Some(part) = self.part(problem, capacity) else {
-                return (Grown::NodeLimit, used);
+                return (Grown::NodeLimit, used(spent));
             };
-            let part_graph = Graph::new(&part);
-            // Making the part weighs about as much as a node of it.
-            used += part_graph.node_weight();
+            let part_graph = Graph::with_every_clique(&part);
+            let weight = part_graph.node_weight();
+            // Making the part weighs about a node of it, and its cliques.
+            spent += weight + part_graph.making;
+            let nodes = budget.saturating_sub(spent) / weight;
             let searched = graph::search(
                 (&part, &part_graph),
                 capacity,
-                (Some(limit.saturating_sub(used).max(1)), seed),
+                (Some(nodes.max(1)), seed),
                 poll,
             );
-            used += searched.nodes;
+            spent += searched.nodes.saturating_mul(weight);
             let placed = match searched.end {
                 End::Found(offsets) => offsets,
-                End::Infeasible => return (Grown::Infeasible, used),
+                End::Infeasible => return (Grown::Infeasible, used(spent)),
                 End::NodeLimit => {
-                    let weight = part_graph.node_weight();
                     let mut walk = Walk::new(&part, &part_graph, capacity, seed);
                     let (walked, work) = walk.run(
                         &part_graph,
                         (searched.nodes.saturating_mul(weight), 0),
                         poll,
                     );
-                    used += work / weight;
+                    spent += work;
                     match walked {
                         Walked::Found(offsets) => offsets,
-                        Walked::Stopped(stop) => return (Grown::Stopped(stop), used),
-                        _ => return (Grown::NodeLimit, used),
+                        Walked::Stopped(stop) => return (Grown::Stopped(stop), used(spent)),
+                        _ => return (Grown::NodeLimit, used(spent)),
                     }
                 }
-                End::Stopped(stop) => return (Grown::Stopped(stop), used),
+                End::Stopped(stop) => return (Grown::Stopped(stop), used(spent)),
             };
-            used += graph.node_weight();
+            spent += whole;
             match self.extend(graph, capacity, &placed) {
-                Ok(offsets) => return (Grown::Found(offsets), used),
+                Ok(offsets) => return (Grown::Found(offsets), used(spent)),
                 Err(v) => self.add(v),
             }
         }
-        (Grown::NodeLimit, used)
+        (Grown::NodeLimit, used(spent))
     }
 
     /// The part as a problem of its own (its buffers in `members` order).
