@@ -47,6 +47,10 @@ pub(super) enum Grown {
 pub(super) struct Grow {
     members: Vec<usize>,
     member: Vec<bool>,
+    /// The part last made (its size, the capacity) and its graph: a turn
+    /// that runs out of nodes leaves the part as it was, and the next
+    /// turn searches it again without enumerating its cliques again.
+    made: Option<(usize, i64, Problem, Graph)>,
 }
 
 impl Grow {
@@ -56,6 +60,7 @@ impl Grow {
         let mut grow = Grow {
             members: Vec::new(),
             member: vec![false; n],
+            made: None,
         };
         for (i, b) in problem.buffers().iter().enumerate() {
             if b.offset.is_some() {
@@ -94,16 +99,24 @@ impl Grow {
         let used = |spent: u64| spent.div_ceil(whole);
         // The whole problem as a part is the graph's own turn.
         while self.members.len() < n && spent < budget {
-            let Some(part) = self.part(problem, capacity) else {
-                return (Grown::NodeLimit, used(spent));
+            let made = match self.made.take() {
+                Some(made) if made.0 == self.members.len() && made.1 == capacity => made,
+                _ => {
+                    let Some(part) = self.part(problem, capacity) else {
+                        return (Grown::NodeLimit, used(spent));
+                    };
+                    let part_graph = Graph::with_every_clique(&part);
+                    // Making the part weighs about a node of it, and its
+                    // cliques.
+                    spent += part_graph.node_weight() + part_graph.making;
+                    (self.members.len(), capacity, part, part_graph)
+                }
             };
-            let part_graph = Graph::with_every_clique(&part);
+            let (_, _, part, part_graph) = self.made.insert(made);
             let weight = part_graph.node_weight();
-            // Making the part weighs about a node of it, and its cliques.
-            spent += weight + part_graph.making;
             let nodes = budget.saturating_sub(spent) / weight;
             let searched = graph::search(
-                (&part, &part_graph),
+                (part, part_graph),
                 capacity,
                 (Some(nodes.max(1)), seed),
                 poll,
@@ -113,12 +126,9 @@ impl Grow {
                 End::Found(offsets) => offsets,
                 End::Infeasible => return (Grown::Infeasible, used(spent)),
                 End::NodeLimit => {
-                    let mut walk = Walk::new(&part, &part_graph, capacity, seed);
-                    let (walked, work) = walk.run(
-                        &part_graph,
-                        (searched.nodes.saturating_mul(weight), 0),
-                        poll,
-                    );
+                    let mut walk = Walk::new(part, part_graph, capacity, seed);
+                    let (walked, work) =
+                        walk.run(part_graph, (searched.nodes.saturating_mul(weight), 0), poll);
                     spent += work;
                     match walked {
                         Walked::Found(offsets) => offsets,
