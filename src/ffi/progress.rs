@@ -124,7 +124,7 @@ mod reporter {
             }
         }
 
-        /// Calls every 100 ms while nothing else does, until [`finish`].
+        /// Calls every 100 ms while nothing else does, until [`Self::finish`].
         pub(crate) fn heartbeat(&self) {
             while !self.done.load(Ordering::Relaxed) {
                 std::thread::sleep(Duration::from_millis(10));

@@ -85,7 +85,7 @@ pub(crate) struct Board {
     /// Plain orders finished.
     pub(super) plain_done: AtomicUsize,
     /// Set when a lane has taken the coarse level (see
-    /// [`heuristic::coarsen`]), which runs once, after the strategies'
+    /// [`crate::heuristic::coarsen`]), which runs once, after the strategies'
     /// plain orders.
     pub(super) coarse_taken: AtomicBool,
     /// The last perturbed restart number handed out.
