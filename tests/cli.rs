@@ -481,3 +481,61 @@ fn gen_kernels_over_memories_round_trip_through_their_pool_flags() {
         stderr(&o)
     );
 }
+
+/// `gen --family=planted-kernel` says its optimum (its max load), writes
+/// its separations, and keeps them to buffers its packing put apart: so
+/// minimising never reports a bound above that optimum or a height below
+/// it, and fitting at it is never called infeasible (a wrong proof).
+#[test]
+fn planted_kernels_say_their_optimum_and_no_answer_contradicts_it() {
+    let path = temp("planted-kernel.csv");
+    for seed in 0..6 {
+        let o = bin()
+            .args(["gen", "--family=planted-kernel", "--buffers=50"])
+            .arg(format!("--separated={}", [0.1, 0.5][seed % 2]))
+            .arg(format!("--seed={seed}"))
+            .arg(format!("--output={}", path.display()))
+            .output()
+            .unwrap();
+        assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+        let said = stderr(&o);
+        let optimum: i64 = said
+            .split("the optimal height is ")
+            .nth(1)
+            .and_then(|rest| rest.split_whitespace().next())
+            .and_then(|n| n.parse().ok())
+            .unwrap_or_else(|| panic!("no optimum in {said}"));
+        let text = std::fs::read_to_string(&path).unwrap();
+        assert!(text.lines().next().unwrap().contains("separation"));
+        let o = bin()
+            .args([
+                "--minimize",
+                "--timeout=1s",
+                "--threads=1",
+                "--validate",
+                "--json",
+            ])
+            .arg(format!("--input={}", path.display()))
+            .output()
+            .unwrap();
+        assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+        let report = stderr(&o);
+        let field = |name: &str| -> i64 {
+            let at = report.find(&format!("\"{name}\":")).expect(name) + name.len() + 3;
+            let digits: String = report[at..]
+                .chars()
+                .take_while(char::is_ascii_digit)
+                .collect();
+            digits.parse().expect(name)
+        };
+        assert!(field("lower_bound") <= optimum, "seed {seed}: {report}");
+        assert!(field("height") >= optimum, "seed {seed}: {report}");
+        let o = bin()
+            .args(["--timeout=1s", "--threads=1", "--validate"])
+            .arg(format!("--capacity={optimum}"))
+            .arg(format!("--input={}", path.display()))
+            .output()
+            .unwrap();
+        assert_ne!(o.status.code(), Some(2), "seed {seed}: {}", stderr(&o));
+    }
+}

@@ -1,5 +1,7 @@
 //! Accelerator kernels: a short program's buffers with separation groups
-//! ([`kernel`]), and the same kernel as an NPU compiler hands it over
+//! ([`kernel`]), a zero-waste packing with groups that keep it valid, so
+//! that the optimum is known ([`planted_kernel`]), and the same kernel as
+//! an NPU compiler hands it over
 //! ([`kernel_with_memories`]): spread over 1-5 on-chip memories (pools)
 //! whose capacities sit near their loads, with reserved ranges (a fixed
 //! block at the bottom of a memory for the whole kernel), in-place
@@ -51,6 +53,49 @@ pub fn kernel(spec: Spec, separated: Option<f64>) -> (Vec<Buffer>, Vec<Vec<usize
         buffers.push(b);
     }
     let fraction = separated.unwrap_or_else(|| rng.below(0, 51) as f64 / 100.0);
+    let groups = draw_groups(&mut rng, n, fraction, |_, _| true);
+    (buffers, groups)
+}
+
+/// A kernel whose optimum is known: [`Family::Planted`]'s zero-waste
+/// packing of `spec.buffers` pieces (alignment at least 32), with
+/// separation groups drawn as [`kernel`] draws them but each cut down to
+/// buffers whose bytes lie apart where the packing put them, until about
+/// `separated` (drawn from 0-50 % when `None`) of the pairs are separated
+/// or no more groups come. The packing still places every buffer, so its
+/// height, the max load, is the optimum. Returns the buffers, the groups,
+/// the optimum and the packing's offsets.
+///
+/// [`Family::Planted`]: super::Family::Planted
+pub(crate) fn planted_kernel(
+    spec: Spec,
+    separated: Option<f64>,
+) -> (Vec<Buffer>, Vec<Vec<usize>>, i64, Vec<i64>) {
+    let spec = Spec {
+        alignment: spec.alignment.max(32),
+        ..spec
+    };
+    let (buffers, height, offsets) = super::planted::planted_with_offsets(spec);
+    let mut rng = Rng::new(spec.seed ^ 0x4B3E_12E1_0000_0008);
+    let fraction = separated.unwrap_or_else(|| rng.below(0, 51) as f64 / 100.0);
+    let apart = |a: usize, b: usize| {
+        offsets[a] + buffers[a].size <= offsets[b] || offsets[b] + buffers[b].size <= offsets[a]
+    };
+    let keep = |kept: &[usize], c: usize| kept.iter().all(|&k| apart(k, c));
+    let groups = draw_groups(&mut rng, buffers.len(), fraction, keep);
+    (buffers, groups, height, offsets)
+}
+
+/// Separation groups over `n` buffers: random subsets of 5-30 % of them
+/// (pipeline stages), each member kept when `keep` takes it beside those
+/// kept before it, until about `fraction` of all pairs are separated or
+/// `10 n + 100` subsets have been drawn.
+fn draw_groups(
+    rng: &mut Rng,
+    n: usize,
+    fraction: f64,
+    keep: impl Fn(&[usize], usize) -> bool,
+) -> Vec<Vec<usize>> {
     let pairs = (n * n.saturating_sub(1) / 2) as f64;
     let want = (fraction * pairs) as usize;
     let mut marked = alloc::vec![false; n * n];
@@ -60,7 +105,13 @@ pub fn kernel(spec: Spec, separated: Option<f64>) -> (Vec<Buffer>, Vec<Vec<usize
         tries += 1;
         // A stage: a random subset of 5-30 % of the buffers.
         let share = rng.below(5, 31);
-        let group: Vec<usize> = (0..n).filter(|_| rng.below(0, 100) < share).collect();
+        let drawn: Vec<usize> = (0..n).filter(|_| rng.below(0, 100) < share).collect();
+        let mut group: Vec<usize> = Vec::with_capacity(drawn.len());
+        for c in drawn {
+            if keep(&group, c) {
+                group.push(c);
+            }
+        }
         if group.len() < 2 {
             continue;
         }
@@ -74,7 +125,7 @@ pub fn kernel(spec: Spec, separated: Option<f64>) -> (Vec<Buffer>, Vec<Vec<usize
         }
         groups.push(group);
     }
-    (buffers, groups)
+    groups
 }
 
 #[cfg(all(feature = "constraints", feature = "heuristics"))]

@@ -23,7 +23,10 @@
 //!   straddle the ones they replace (optimum known the same way);
 //! - [`Family::Kernel`], an accelerator kernel: a few hundred buffers or
 //!   fewer, alignment 32, and up to half of all pairs separated (pipeline
-//!   stages that may not share memory), see [`generate_problem`].
+//!   stages that may not share memory), see [`generate_problem`];
+//! - [`Family::PlantedKernel`], a planted packing (alignment 32) whose
+//!   separation groups keep only buffers the packing put apart: dense
+//!   separations, and still the optimum known.
 
 use alloc::format;
 use alloc::vec::Vec;
@@ -32,12 +35,16 @@ use crate::model::problem::Buffer;
 use crate::rng::Rng;
 
 mod kernel;
+mod planted;
 mod spec;
 mod swept;
 
 pub use kernel::kernel;
 #[cfg(all(feature = "constraints", feature = "heuristics"))]
 pub use kernel::kernel_with_memories;
+#[cfg(test)]
+pub(crate) use planted::planted_with_offsets;
+use planted::{planted, PLANTED_HEIGHT};
 use spec::log_uniform;
 pub use spec::{Family, Spec};
 
@@ -69,6 +76,7 @@ pub fn generate(spec: Spec) -> Vec<Buffer> {
         Family::Planted => planted(spec).0,
         Family::Swept => swept::swept_with_offsets(spec, PLANTED_HEIGHT).0,
         Family::Kernel => kernel(spec, None).0,
+        Family::PlantedKernel => kernel::planted_kernel(spec, None).0,
     }
 }
 
@@ -168,17 +176,15 @@ fn libm_exp(x: f64) -> f64 {
     sum * f64::from_bits(((k + 1023).clamp(1, 2046) as u64) << 52)
 }
 
-/// The height of the rectangle [`Family::Planted`] cuts and
-/// [`Family::Swept`] fills: 2^20 bytes on a grid of 8 (or the alignment).
-const PLANTED_HEIGHT: i64 = 1 << 20;
-
-/// The optimal height of a zero-waste instance ([`Family::Planted`] or
-/// [`Family::Swept`]: the rectangle it fills, which is also its max load);
-/// `None` for other families.
+/// The optimal height of a zero-waste instance ([`Family::Planted`],
+/// [`Family::Swept`] or [`Family::PlantedKernel`], whatever share is
+/// separated: the rectangle it fills, which is also its max load); `None`
+/// for other families.
 pub fn planted_optimum(spec: Spec) -> Option<i64> {
     match spec.family {
         Family::Planted => Some(planted(spec).1),
         Family::Swept => Some(swept::swept_with_offsets(spec, PLANTED_HEIGHT).1),
+        Family::PlantedKernel => Some(kernel::planted_kernel(spec, None).2),
         _ => None,
     }
 }
@@ -190,71 +196,6 @@ pub(crate) fn swept_with_offsets(spec: Spec, height: i64) -> (Vec<Buffer>, i64, 
     swept::swept_with_offsets(spec, height)
 }
 
-/// A zero-waste packing: the rectangle `[0, n) x [0, H)` of time by
-/// memory cut, largest piece first, by a guillotine cut across time or
-/// memory (even odds) at a random place (memory on multiples of
-/// `max(8, alignment)`), until there are `n` pieces. The pieces are the
-/// buffers: placing each where it was cut from fills the rectangle, so the
-/// optimum is `H`, the max load. Returns the buffers and `H`.
-fn planted(spec: Spec) -> (Vec<Buffer>, i64) {
-    let (buffers, height, _) = planted_with_offsets(spec);
-    (buffers, height)
-}
-
-/// [`planted`], with the offsets the pieces were cut from.
-pub(crate) fn planted_with_offsets(spec: Spec) -> (Vec<Buffer>, i64, Vec<i64>) {
-    let mut rng = Rng::new(spec.seed ^ 0x91A7_7ED0_0000_0003);
-    let grid = spec.alignment.max(8);
-    let height = PLANTED_HEIGHT / grid * grid;
-    let time = (spec.buffers as i64).max(1);
-    // Pieces as (area, lower, upper, bottom, top); a max-heap by area.
-    let mut heap: alloc::collections::BinaryHeap<(i128, i64, i64, i64, i64)> =
-        alloc::collections::BinaryHeap::new();
-    let mut done: Vec<(i64, i64, i64, i64)> = Vec::new();
-    heap.push((i128::from(time) * i128::from(height), 0, time, 0, height));
-    while heap.len() + done.len() < spec.buffers {
-        let Some((_, l, u, b, t)) = heap.pop() else {
-            break;
-        };
-        let (span, tall) = (u - l, (t - b) / grid);
-        if span < 2 && tall < 2 {
-            done.push((l, u, b, t));
-            continue;
-        }
-        // Across time or memory with even odds, where both can be cut.
-        let by_time = span >= 2 && (tall < 2 || rng.below(0, 2) == 0);
-        let mut push = |l: i64, u: i64, b: i64, t: i64| {
-            heap.push((i128::from(u - l) * i128::from(t - b), l, u, b, t));
-        };
-        if by_time {
-            let cut = rng.below(l + 1, u);
-            push(l, cut, b, t);
-            push(cut, u, b, t);
-        } else {
-            let cut = b + grid * rng.below(1, tall);
-            push(l, u, b, cut);
-            push(l, u, cut, t);
-        }
-    }
-    done.extend(heap.into_iter().map(|(_, l, u, b, t)| (l, u, b, t)));
-    // The buffers in a random order, so that ids say nothing of offsets.
-    for i in (1..done.len()).rev() {
-        let j = rng.below(0, i as i64 + 1) as usize;
-        done.swap(i, j);
-    }
-    let offsets = done.iter().map(|&(_, _, b, _)| b).collect();
-    let buffers = done
-        .into_iter()
-        .enumerate()
-        .map(|(i, (l, u, b, t))| {
-            let mut buffer = Buffer::new(format!("{i}"), l, u, t - b);
-            buffer.alignment = spec.alignment.max(1);
-            buffer
-        })
-        .collect();
-    (buffers, height, offsets)
-}
-
 /// The problem `spec` describes, with capacity `i64::MAX`: the buffers of
 /// [`generate`] and, for [`Family::Kernel`], its separation groups (where
 /// the build has them).
@@ -263,17 +204,28 @@ pub fn generate_problem(
 ) -> Result<crate::model::problem::Problem, crate::model::problem::Error> {
     match spec.family {
         Family::Kernel => with_separations(kernel(spec, None)),
+        Family::PlantedKernel => {
+            let (buffers, groups, _, _) = kernel::planted_kernel(spec, None);
+            with_separations((buffers, groups))
+        }
         _ => with_separations((generate(spec), Vec::new())),
     }
 }
 
-/// A [`Family::Kernel`] problem with about `separated` of its pairs
-/// separated.
+/// A [`Family::Kernel`] (or [`Family::PlantedKernel`]) problem with about
+/// `separated` of its pairs separated (a planted kernel's, as many as its
+/// packing allows).
 pub fn kernel_problem(
     spec: Spec,
     separated: f64,
 ) -> Result<crate::model::problem::Problem, crate::model::problem::Error> {
-    with_separations(kernel(spec, Some(separated)))
+    match spec.family {
+        Family::PlantedKernel => {
+            let (buffers, groups, _, _) = kernel::planted_kernel(spec, Some(separated));
+            with_separations((buffers, groups))
+        }
+        _ => with_separations(kernel(spec, Some(separated))),
+    }
 }
 
 fn with_separations(
@@ -331,5 +283,45 @@ mod tests {
                 assert_eq!(crate::load::max_load(&problem), height);
             }
         }
+    }
+
+    /// A planted kernel's packing is a valid placement of it, separations
+    /// and all, at its claimed optimum, its max load; its groups separate
+    /// about the share asked for (or as many as the packing allows), and
+    /// only buffers the packing put apart.
+    #[cfg(feature = "constraints")]
+    #[test]
+    fn a_planted_kernels_packing_places_it_at_its_max_load() {
+        let mut dense = 0;
+        for seed in 0..40u64 {
+            for (n, separated) in [
+                (2usize, None),
+                (30, Some(0.1)),
+                (120, Some(0.5)),
+                (250, None),
+            ] {
+                let spec = Spec::new(n, seed).with_family(Family::PlantedKernel);
+                let (buffers, groups, height, offsets) = kernel::planted_kernel(spec, separated);
+                assert_eq!(buffers.len(), n);
+                if separated.is_none() {
+                    assert_eq!(generate(spec), buffers);
+                    assert_eq!(planted_optimum(spec), Some(height));
+                }
+                let mut problem = crate::model::problem::Problem::new(height, buffers).unwrap();
+                for group in &groups {
+                    problem.separate(group).unwrap();
+                }
+                let solution = crate::solution::Solution { offsets };
+                crate::solution::validate(&problem, &solution).unwrap();
+                assert_eq!(solution.height(&problem), height);
+                assert_eq!(crate::load::max_load(&problem), height);
+                assert!(problem.buffers().iter().all(|b| b.alignment == 32));
+                let pairs: usize = groups.iter().map(|g| g.len() * (g.len() - 1) / 2).sum();
+                dense += usize::from(separated == Some(0.5) && pairs * 4 >= n * (n - 1) / 2);
+            }
+        }
+        // Half of all pairs asked for: at least a quarter of them given
+        // (pairs counted once per group) on most seeds.
+        assert!(dense >= 30, "{dense} of 40");
     }
 }

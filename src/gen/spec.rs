@@ -21,17 +21,21 @@ pub enum Family {
     Swept,
     /// An accelerator kernel with dense separations.
     Kernel,
+    /// A zero-waste packing whose separations keep it valid: a kernel of
+    /// a known optimum.
+    PlantedKernel,
 }
 
 impl Family {
     /// Every family.
-    pub const ALL: [Family; 6] = [
+    pub const ALL: [Family; 7] = [
         Family::Step,
         Family::LongLived,
         Family::Independent,
         Family::Planted,
         Family::Swept,
         Family::Kernel,
+        Family::PlantedKernel,
     ];
 
     /// The name used by the command line.
@@ -43,6 +47,7 @@ impl Family {
             Family::Planted => "planted",
             Family::Swept => "swept",
             Family::Kernel => "kernel",
+            Family::PlantedKernel => "planted-kernel",
         }
     }
 

@@ -91,7 +91,9 @@ fn gen(args: Gen) -> Result<Exit, Exit> {
     }
     let problem = match args.separated {
         _ if args.memories => kernel_with_memories(spec, args.separated),
-        Some(f) if spec.family == Family::Kernel => kernel_problem(spec, f),
+        Some(f) if matches!(spec.family, Family::Kernel | Family::PlantedKernel) => {
+            kernel_problem(spec, f)
+        }
         _ => generate_problem(spec),
     }
     .map_err(|e| e.to_string())?;
