@@ -19,6 +19,32 @@ use crate::solution::Solution;
 use crate::solver::{self, Stats, Verdict};
 
 pub(crate) fn fit(work: &Work<'_>) -> Outcome {
+    // The coarse level (see `heuristic::coarsen`) is fitted at the same
+    // capacity (its own) by this same function one level down, as the
+    // minimiser minimises it: a placement of the coarse problem, lifted,
+    // fits the capacity; a coarse problem that cannot fit proves nothing
+    // (merging buffers restricts the placements), so only placements come
+    // back. Without it, fitting at a height the minimiser reached in
+    // milliseconds through the coarse level could take the whole budget.
+    let coarse = |coarse: &crate::model::problem::Problem, deadline: Deadline<'_>| {
+        let options = super::options::Options {
+            progress: None,
+            restarts: None,
+            ..work.options.clone()
+        };
+        let inner = Work::new(coarse, &options, deadline, 0, None).ok()?;
+        let offsets = fit_level(&inner, None).solution?.offsets;
+        let height = height_of(coarse, &offsets);
+        Some(Incumbent {
+            offsets,
+            height,
+            source: Source::Coarsened,
+        })
+    };
+    fit_level(work, Some(&coarse))
+}
+
+fn fit_level(work: &Work<'_>, coarse: Option<&schedule::CoarseSolve<'_>>) -> Outcome {
     let capacity = work.problem.capacity();
     let mut outcome = Outcome::empty(work.lower_bound);
     if work.layout.fixed_clash || work.lower_bound > capacity {
@@ -99,9 +125,9 @@ pub(crate) fn fit(work: &Work<'_>) -> Outcome {
                 }
             }
         };
-        schedule::run(work, Goal::Fit(capacity), Some(&mut round), None)
+        schedule::run(work, Goal::Fit(capacity), Some(&mut round), coarse)
     } else {
-        schedule::run(work, Goal::Fit(capacity), None, None)
+        schedule::run(work, Goal::Fit(capacity), None, coarse)
     };
     outcome.stats = stats;
     outcome.restarts = found.placements;
