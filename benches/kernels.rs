@@ -4,10 +4,18 @@
 //! they took in all, then the same kernels fitted at their max load (a
 //! capacity that only some meet): found, proven infeasible, or neither.
 //!
-//!     cargo bench --bench kernels -- [--kernels N] [--timeout SECS] [--seed S] [--memories | --pairs] [--detail]
+//!     cargo bench --bench kernels -- [--kernels N] [--timeout SECS] [--seed S] [--memories | --pairs | --drawn | --planted] [--detail]
 //!
 //! Kernels are `minimalloc gen --family=kernel` with 2-250 buffers and 0,
 //! 10, 25 or 50% of their pairs separated, seeds from S (default 1). With
+//! `--drawn` the share is the generator's own (`gen --family=kernel`
+//! without `--separated`: drawn from 0-50%, so a quarter of the kernels
+//! is not at the densest), and the rows are its quarters. With
+//! `--planted` the kernels are `gen --family=planted-kernel`: zero-waste
+//! packings (alignment 32) whose separations keep the packing valid, so
+//! the optimum is known (the max load); a table then says how far above
+//! it the heights end, and the bench fails if any bound passes it or any
+//! fit at it is called infeasible. With
 //! `--memories` (`gen --family=kernel --memories`) each kernel is spread
 //! over 1-5 memories (pools) with reserved ranges and in-place
 //! colocations; it is then minimised within its memories (a kernel none
@@ -24,7 +32,9 @@
 
 use std::time::{Duration, Instant};
 
-use minimalloc::gen::{kernel_problem, kernel_with_memories, Family, Spec};
+use minimalloc::gen::{
+    generate_problem, kernel, kernel_problem, kernel_with_memories, planted_optimum, Family, Spec,
+};
 use minimalloc::heuristic::Strategy;
 use minimalloc::{
     max_load, plan, validate, validate_pooled, Method, Objective, Options, Outcome, Problem,
@@ -32,6 +42,14 @@ use minimalloc::{
 };
 
 const SHARES: [f64; 4] = [0.0, 0.1, 0.25, 0.5];
+/// With `--drawn`, the rows: kernels whose share of separated pairs is
+/// below each of these.
+const DRAWN: [(f64, &str); 4] = [
+    (0.125, "0-12.5%"),
+    (0.25, "12.5-25%"),
+    (0.375, "25-37.5%"),
+    (f64::INFINITY, "37.5% and more"),
+];
 
 #[derive(Default)]
 struct Row {
@@ -51,6 +69,11 @@ struct Row {
     first_fit_cost: i64,
     above_first_fit: usize,
     penalty_time: Duration,
+    /// With `--planted`: the heights' excess over the optimum, summed and
+    /// the worst (fractions of the optimum).
+    excess: f64,
+    worst: f64,
+    at_optimum: usize,
 }
 
 fn main() {
@@ -60,6 +83,8 @@ fn main() {
     let mut memories = false;
     let mut pairs = false;
     let mut detail = false;
+    let mut drawn = false;
+    let mut planted = false;
     let args: Vec<String> = std::env::args().skip(1).collect();
     let mut i = 0;
     while i < args.len() {
@@ -82,6 +107,16 @@ fn main() {
                 i += 1;
                 continue;
             }
+            "--planted" => {
+                planted = true;
+                i += 1;
+                continue;
+            }
+            "--drawn" => {
+                drawn = true;
+                i += 1;
+                continue;
+            }
             "--detail" => {
                 detail = true;
                 i += 1;
@@ -99,11 +134,24 @@ fn main() {
         state ^= state >> 7;
         state ^= state << 17;
         let buffers = 2 + (state % 249) as usize;
-        let share = k % SHARES.len();
-        let spec = Spec::new(buffers, seed.wrapping_add(k as u64)).with_family(Family::Kernel);
-        let problem = match memories {
-            true => kernel_with_memories(spec, Some(SHARES[share])),
-            false => kernel_problem(spec, SHARES[share]),
+        let mut share = k % SHARES.len();
+        let family = match planted {
+            true => Family::PlantedKernel,
+            false => Family::Kernel,
+        };
+        let spec = Spec::new(buffers, seed.wrapping_add(k as u64)).with_family(family);
+        let mut separated = SHARES[share];
+        let problem = match (memories, drawn) {
+            (true, _) => kernel_with_memories(spec, Some(SHARES[share])),
+            (false, true) => {
+                separated = separated_share(spec);
+                share = DRAWN
+                    .iter()
+                    .position(|&(below, _)| separated < below)
+                    .unwrap_or(3);
+                generate_problem(spec)
+            }
+            (false, false) => kernel_problem(spec, SHARES[share]),
         }
         .expect("a generated kernel is valid");
         let problem = match pairs && !memories {
@@ -132,6 +180,22 @@ fn main() {
             None => panic!("minimising without memories always places"),
         }
         row.proven += usize::from(outcome.optimal);
+        if let Some(optimum) = planted_optimum(spec).filter(|_| planted) {
+            // The optimum is known: no bound may pass it, no height beat it.
+            assert!(
+                outcome.lower_bound <= optimum,
+                "kernel {k}: a bound above the optimum"
+            );
+            let height = outcome
+                .solution
+                .as_ref()
+                .map_or(i64::MAX, |s| s.height(&problem));
+            assert!(height >= optimum, "kernel {k}: below the optimum");
+            let excess = (height - optimum) as f64 / optimum as f64;
+            row.excess += excess;
+            row.at_optimum += usize::from(height == optimum);
+            row.worst = row.worst.max(excess);
+        }
         let minimised = (
             took,
             outcome.solution.as_ref().map(|s| s.height(&problem)),
@@ -158,7 +222,14 @@ fn main() {
                 check(&at_load, outcome.solution.as_ref().unwrap(), &outcome);
                 row.found += 1;
             }
-            Status::Infeasible => row.infeasible += 1,
+            Status::Infeasible => {
+                // At a planted kernel's max load its packing fits.
+                assert!(
+                    !planted,
+                    "kernel {k}: its planted packing called infeasible"
+                );
+                row.infeasible += 1
+            }
             _ => row.neither += 1,
         }
         if detail {
@@ -166,7 +237,7 @@ fn main() {
             let height = height.map_or("-".to_string(), |h| h.to_string());
             println!(
                 "kernel {k} buffers {buffers} separated {:.0}% height {height} bound {bound} optimal {optimal} time {:.3} fit {:?} {:.3} max-load {}",
-                SHARES[share] * 100.0,
+                separated * 100.0,
                 time.as_secs_f64(),
                 outcome.status,
                 fit_took.as_secs_f64(),
@@ -174,10 +245,21 @@ fn main() {
             );
         }
     }
-    let (shape, fitted) = match (memories, pairs) {
-        (true, _) => (", over 1-5 memories", "their memories' capacities"),
-        (false, true) => (", separations declared in pairs", "the max load"),
-        (false, false) => ("", "the max load"),
+    let (shape, fitted) = match (memories, pairs, drawn) {
+        (true, _, _) => (", over 1-5 memories", "their memories' capacities"),
+        (false, true, _) => (", separations declared in pairs", "the max load"),
+        (false, false, true) => (", shares as the generator draws them", "the max load"),
+        (false, false, false) if planted => {
+            (", planted: optimum known", "the max load (the optimum)")
+        }
+        (false, false, false) => ("", "the max load"),
+    };
+    let labels: Vec<String> = match drawn {
+        true => DRAWN.iter().map(|&(_, label)| label.to_string()).collect(),
+        false => SHARES
+            .iter()
+            .map(|s| format!("{:.0}%", s * 100.0))
+            .collect(),
     };
     println!(
         "{kernels} kernels (2-250 buffers{shape}), one thread, --timeout={timeout}s, seeds from {seed}\n"
@@ -185,8 +267,8 @@ fn main() {
     println!("| separated pairs | kernels | minimised: proven optimal | not placed | time (s) | share of the budgets | fit at {fitted}: found / infeasible / neither | time (s) |");
     println!("| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |");
     let mut total = Row::default();
-    for (share, row) in SHARES.iter().zip(&rows) {
-        print_row(&format!("{:.0}%", share * 100.0), row, timeout);
+    for (label, row) in labels.iter().zip(&rows) {
+        print_row(label, row, timeout);
         total.kernels += row.kernels;
         total.proven += row.proven;
         total.time += row.time;
@@ -201,17 +283,54 @@ fn main() {
         total.first_fit_cost += row.first_fit_cost;
         total.above_first_fit += row.above_first_fit;
         total.penalty_time += row.penalty_time;
+        total.excess += row.excess;
+        total.worst = total.worst.max(row.worst);
+        total.at_optimum += row.at_optimum;
     }
     print_row("all", &total, timeout);
+    if planted {
+        println!("\nHeights minimised, above the optimum (the planted packing's):\n");
+        println!("| separated pairs | at the optimum | mean above | worst above |");
+        println!("| ---: | ---: | ---: | ---: |");
+        for (label, row) in labels
+            .iter()
+            .chain(["all".to_string()].iter())
+            .zip(rows.iter().chain([&total]))
+        {
+            println!(
+                "| {label} | {} of {} | {:.1}% | {:.1}% |",
+                row.at_optimum,
+                row.kernels,
+                100.0 * row.excess / row.kernels.max(1) as f64,
+                100.0 * row.worst
+            );
+        }
+    }
     if memories {
         println!("\nReuse penalties (the penalty objective, same timeout):\n");
         println!("| separated pairs | placed | proven least | cost in all | first-fit's cost in all | above first-fit | time (s) |");
         println!("| ---: | ---: | ---: | ---: | ---: | ---: | ---: |");
-        for (share, row) in SHARES.iter().zip(&rows) {
-            print_penalty_row(&format!("{:.0}%", share * 100.0), row);
+        for (label, row) in labels.iter().zip(&rows) {
+            print_penalty_row(label, row);
         }
         print_penalty_row("all", &total);
     }
+}
+
+/// The share of `spec`'s pairs that the generator's own draw separates.
+fn separated_share(spec: Spec) -> f64 {
+    let (buffers, groups) = kernel(spec, None);
+    let n = buffers.len();
+    let mut marked = vec![false; n * n];
+    for group in &groups {
+        for (k, &a) in group.iter().enumerate() {
+            for &b in &group[k + 1..] {
+                marked[a.min(b) * n + a.max(b)] = true;
+            }
+        }
+    }
+    let pairs = (n * n.saturating_sub(1) / 2).max(1);
+    marked.iter().filter(|&&m| m).count() as f64 / pairs as f64
 }
 
 /// The penalty objective on `problem` against first-fit's own placement

@@ -6,7 +6,8 @@
 //! Every row runs in a child process of its own, so that its peak memory
 //! (VmHWM, which includes making the instance) is its own. Rows:
 //! - `challenging/X`: minimised from the upper bound 1048576 with a 10 s
-//!   timeout (60 s for D and J, whose max load is not reachable);
+//!   timeout (60 s for D and J, whose max load the search alone does not
+//!   reach; D is placed there through the coarse level in milliseconds);
 //! - `gen N first`: the first placement, `plan` fitting an unbounded
 //!   capacity (the cheapest strategy that runs is kept);
 //! - `gen N minimize 10s`: minimised for 10 s, restarts on every core;
