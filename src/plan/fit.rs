@@ -10,7 +10,7 @@
 
 use alloc::vec::Vec;
 
-use super::minimize::height_of;
+use super::minimize::{height_of, one_level_down};
 use super::options::Source;
 use super::outcome::{Outcome, Status};
 use super::schedule::{self, Board, Exact, Goal, Incumbent, Work};
@@ -27,19 +27,7 @@ pub(crate) fn fit(work: &Work<'_>) -> Outcome {
     // back. Without it, fitting at a height the minimiser reached in
     // milliseconds through the coarse level could take the whole budget.
     let coarse = |coarse: &crate::model::problem::Problem, deadline: Deadline<'_>| {
-        let options = super::options::Options {
-            progress: None,
-            restarts: None,
-            ..work.options.clone()
-        };
-        let inner = Work::new(coarse, &options, deadline, 0, None).ok()?;
-        let offsets = fit_level(&inner, None).solution?.offsets;
-        let height = height_of(coarse, &offsets);
-        Some(Incumbent {
-            offsets,
-            height,
-            source: Source::Coarsened,
-        })
+        one_level_down(work, coarse, deadline, fit_level)
     };
     fit_level(work, Some(&coarse))
 }

@@ -34,23 +34,35 @@ pub(crate) fn minimize(work: &Work<'_>) -> Outcome {
     // problem of its own by this same function one level down (which
     // coarsens no further), with the plan's threads: its exact search
     // takes a core of its own there, as it does here.
-    let coarse = |coarse: &Problem, deadline: Deadline<'_>| -> Option<Incumbent> {
-        let options = super::options::Options {
-            progress: None,
-            restarts: None,
-            ..work.options.clone()
-        };
-        let inner = Work::new(coarse, &options, deadline, 0, None).ok()?;
-        let outcome = minimize_level(&inner, None);
-        let offsets = outcome.solution?.offsets;
-        let height = height_of(coarse, &offsets);
-        Some(Incumbent {
-            offsets,
-            height,
-            source: Source::Coarsened,
-        })
+    let coarse = |coarse: &Problem, deadline: Deadline<'_>| {
+        one_level_down(work, coarse, deadline, minimize_level)
     };
     minimize_level(work, Some(&coarse))
+}
+
+/// What `level` (the plan's objective, coarsening no further) places of
+/// the coarse problem `coarse` of `work`'s, within `deadline`, with the
+/// plan's options but no progress reports or counted restarts: its
+/// placement and height, if it has one.
+pub(super) fn one_level_down(
+    work: &Work<'_>,
+    coarse: &Problem,
+    deadline: Deadline<'_>,
+    level: fn(&Work<'_>, Option<&schedule::CoarseSolve<'_>>) -> Outcome,
+) -> Option<Incumbent> {
+    let options = super::options::Options {
+        progress: None,
+        restarts: None,
+        ..work.options.clone()
+    };
+    let inner = Work::new(coarse, &options, deadline, 0, None).ok()?;
+    let offsets = level(&inner, None).solution?.offsets;
+    let height = height_of(coarse, &offsets);
+    Some(Incumbent {
+        offsets,
+        height,
+        source: Source::Coarsened,
+    })
 }
 
 fn minimize_level(work: &Work<'_>, coarse: Option<&schedule::CoarseSolve<'_>>) -> Outcome {
