@@ -9,8 +9,10 @@
 //! Kernels are `minimalloc gen --family=kernel` with 2-250 buffers and 0,
 //! 10, 25 or 50% of their pairs separated, seeds from S (default 1). With
 //! `--drawn` the share is the generator's own (`gen --family=kernel`
-//! without `--separated`: drawn from 0-50%, so a quarter of the kernels
-//! is not at the densest), and the rows are its quarters. With
+//! without `--separated`: drawn from 0-50%, where the tiers put a
+//! quarter of the kernels at half), and the rows are the quarters of the
+//! share each kernel got (with `--planted` too, the planted kernels'
+//! own draw). With
 //! `--planted` the kernels are `gen --family=planted-kernel`: zero-waste
 //! packings (alignment 32) whose separations keep the packing valid, so
 //! the optimum is known (the max load); a table then says how far above
@@ -33,7 +35,7 @@
 use std::time::{Duration, Instant};
 
 use minimalloc::gen::{
-    generate_problem, kernel, kernel_problem, kernel_with_memories, planted_optimum, Family, Spec,
+    generate_problem, kernel_problem, kernel_with_memories, planted_optimum, Family, Spec,
 };
 use minimalloc::heuristic::Strategy;
 use minimalloc::{
@@ -143,14 +145,13 @@ fn main() {
         let mut separated = SHARES[share];
         let problem = match (memories, drawn) {
             (true, _) => kernel_with_memories(spec, Some(SHARES[share])),
-            (false, true) => {
-                separated = separated_share(spec);
+            (false, true) => generate_problem(spec).inspect(|problem| {
+                separated = separated_share(problem);
                 share = DRAWN
                     .iter()
                     .position(|&(below, _)| separated < below)
                     .unwrap_or(3);
-                generate_problem(spec)
-            }
+            }),
             (false, false) => kernel_problem(spec, SHARES[share]),
         }
         .expect("a generated kernel is valid");
@@ -317,15 +318,15 @@ fn main() {
     }
 }
 
-/// The share of `spec`'s pairs that the generator's own draw separates.
-fn separated_share(spec: Spec) -> f64 {
-    let (buffers, groups) = kernel(spec, None);
-    let n = buffers.len();
+/// The share of `problem`'s pairs its separation groups separate.
+fn separated_share(problem: &Problem) -> f64 {
+    let n = problem.len();
     let mut marked = vec![false; n * n];
-    for group in &groups {
+    for group in problem.separations() {
         for (k, &a) in group.iter().enumerate() {
             for &b in &group[k + 1..] {
-                marked[a.min(b) * n + a.max(b)] = true;
+                let (a, b) = (a.min(b) as usize, a.max(b) as usize);
+                marked[a * n + b] = true;
             }
         }
     }
