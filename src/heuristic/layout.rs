@@ -104,7 +104,12 @@ pub(crate) struct Layout {
     pub(super) align: Vec<i64>,
     pub(super) fixed: Vec<Option<i64>>,
     pub(super) start: Vec<i64>,
+    /// How long each buffer lives, its separations' moments left out (see
+    /// [`Problem::lived`]): what orders read.
     pub(super) length: Vec<i64>,
+    /// The slot where the separations' moments start (`u32::MAX` for
+    /// none): see [`Layout::lived_slots`].
+    moments_slot: u32,
     /// Total size alive per time slot.
     pub(super) load: Vec<i64>,
     /// Pairs of buffers alive at a common time (gaps included).
@@ -138,6 +143,7 @@ impl Layout {
             fixed: Vec::with_capacity(n),
             start: Vec::with_capacity(n),
             length: Vec::with_capacity(n),
+            moments_slot: u32::MAX,
             load: Vec::new(),
             overlaps: 0,
             max_load: 0,
@@ -145,7 +151,7 @@ impl Layout {
             fixed_top: 0,
             fixed_clash: false,
         };
-        for b in problem.buffers() {
+        for (i, b) in problem.buffers().iter().enumerate() {
             piece_at.push(raw.len() as u32);
             for p in b.pieces() {
                 raw.push((p.lower, p.upper, p.window.lower, p.window.upper));
@@ -156,7 +162,8 @@ impl Layout {
             layout.align.push(b.alignment);
             layout.fixed.push(b.offset);
             layout.start.push(b.lower);
-            layout.length.push(b.upper - b.lower);
+            let (lower, end) = problem.lived(i);
+            layout.length.push(end - lower);
             if let Some(f) = b.offset {
                 layout.fixed_top = layout.fixed_top.max(f + b.size);
             }
@@ -177,6 +184,9 @@ impl Layout {
             .collect();
         poll.tick(4 * raw.len() as u64)?;
         drop(raw);
+        if problem.moments_from() != i64::MAX {
+            layout.moments_slot = times.partition_point(|&t| t < problem.moments_from()) as u32;
+        }
         layout.times = times.len().saturating_sub(1).max(1);
         layout.piece_at = piece_at;
         layout.extent = (0..n)
@@ -311,6 +321,23 @@ impl Layout {
         self.size.len()
     }
 
+    /// How many slots buffer `b` lives, from its first piece to the end
+    /// of its last before the separations' moments (see
+    /// [`Problem::lived`]).
+    pub(super) fn lived_slots(&self, b: usize) -> u32 {
+        let e = self.extent[b];
+        let end = match self.moments_slot {
+            u32::MAX => e.end,
+            from => self
+                .pieces_of(b)
+                .iter()
+                .take_while(|p| p.first < from)
+                .last()
+                .map_or(e.end, |p| p.end),
+        };
+        end - e.first
+    }
+
     pub(super) fn pieces_of(&self, b: usize) -> &[Slot] {
         &self.pieces[self.piece_at[b] as usize..self.piece_at[b + 1] as usize]
     }
@@ -386,4 +413,63 @@ fn stack_items(items: impl Iterator<Item = (i64, i64, Option<i64>)> + Clone) -> 
             }
         })
         .collect()
+}
+
+#[cfg(all(test, feature = "constraints"))]
+mod tests {
+    use super::*;
+    use crate::deadline::Deadline;
+    use crate::model::problem::Gap;
+    use crate::rng::Rng;
+
+    /// A kernel's separations, lowered to moments after every lifetime,
+    /// leave how long each buffer lives as it was, in time and in slots:
+    /// the orders read the buffer's own lifetime (gaps of its own kept),
+    /// not one that runs to its last moment.
+    #[test]
+    fn separations_lowered_leave_how_long_buffers_live() {
+        let mut rng = Rng::new(0x11fe);
+        let deadline = Deadline::none();
+        for seed in 0..40 {
+            let n = rng.below(2, 80) as usize;
+            let spec = crate::gen::Spec::new(n, seed);
+            let (mut buffers, groups) = crate::gen::kernel(spec, Some(0.05 * (seed % 11) as f64));
+            for b in &mut buffers {
+                if b.upper - b.lower >= 3 && rng.below(0, 3) == 0 {
+                    b.gaps.push(Gap {
+                        lower: b.lower + 1,
+                        upper: b.upper - 1,
+                        window: None,
+                    });
+                }
+            }
+            let plain = Problem::new(i64::MAX, buffers.clone()).unwrap();
+            let mut linked = plain.clone();
+            for g in &groups {
+                linked.separate(g).unwrap();
+            }
+            let lowered = linked.lowered().unwrap().problem;
+            let mut poll = Poll::new(&deadline, u64::MAX);
+            let (own, low) = (
+                Layout::new(&plain, &mut poll).unwrap(),
+                Layout::new(&lowered, &mut poll).unwrap(),
+            );
+            for (i, b) in buffers.iter().enumerate() {
+                assert_eq!(
+                    lowered.lived(i),
+                    (b.lower, b.upper),
+                    "seed {seed}, buffer {i}"
+                );
+                assert_eq!(plain.lived(i), (b.lower, b.upper));
+                assert_eq!(low.length[i], own.length[i]);
+                assert_eq!(
+                    low.lived_slots(i),
+                    own.lived_slots(i),
+                    "seed {seed}, buffer {i}"
+                );
+                let e = own.extent[i];
+                assert_eq!(own.lived_slots(i), e.end - e.first);
+            }
+        }
+    }
 }

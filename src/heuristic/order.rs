@@ -43,16 +43,12 @@ impl Layout {
             };
             let (primary, secondary, tertiary) = match variant.strategy {
                 Strategy::Layered => {
-                    let e = self.extent[b];
-                    let lived = f64::from(e.end - e.first) * factor();
+                    let (first, slots) = (self.extent[b].first, self.lived_slots(b));
+                    let lived = f64::from(slots) * factor();
                     if lived >= long as f64 {
                         // The layer, before everything else, in start order
                         // (the longest first among equal starts).
-                        let key = (
-                            i64::MIN + i64::from(e.first),
-                            -i128::from(e.end - e.first),
-                            0,
-                        );
+                        let key = (i64::MIN + i64::from(first), -i128::from(slots), 0);
                         keys.push((key.0, key.1, key.2, b as u32));
                         continue;
                     }
@@ -105,7 +101,7 @@ impl Layout {
             if self.fixed[b].is_some() {
                 continue;
             }
-            let length = i64::from(e.end - e.first);
+            let length = i64::from(self.lived_slots(b));
             let length = match noise.as_mut() {
                 Some((rng, spread)) => (length as f64 * (1.0 + *spread * rng.signed_unit())) as i64,
                 None => length,

@@ -81,6 +81,7 @@ impl Problem {
         // of colocated buffers takes there only the bytes of its separated
         // members: [0, the tallest of them).
         let mut moment = out.iter().map(|b| b.upper).max().unwrap_or(0);
+        let lifetimes_end = moment;
         let groups = self.links.separations.len() as i64;
         if let (Some(members), None) = (
             self.links.separations.first(),
@@ -122,10 +123,11 @@ impl Problem {
             }
             moment += 1;
         }
-        Ok(Lowered {
-            problem: Problem::new(self.capacity(), out)?,
-            unit,
-        })
+        let mut problem = Problem::new(self.capacity(), out)?;
+        if !self.links.separations.is_empty() {
+            problem.set_moments_from(lifetimes_end);
+        }
+        Ok(Lowered { problem, unit })
     }
 }
 

@@ -28,6 +28,11 @@ pub struct Problem {
     /// tops can overflow.
     reach: i64,
     fixed_reach: i64,
+    /// Times from this one on are not lifetimes but the moments a lowering
+    /// gives separation groups (see `lower`): what reads how long a buffer
+    /// lives, to order buffers, stops there ([`Problem::lived`]). `i64::MAX`
+    /// where there are none.
+    moments_from: i64,
     /// Colocations and separations (see [`super::links`]).
     #[cfg(feature = "constraints")]
     pub(crate) links: Links,
@@ -63,6 +68,7 @@ impl Problem {
             capacity,
             reach: 0,
             fixed_reach: 0,
+            moments_from: i64::MAX,
             #[cfg(feature = "constraints")]
             links: Links::default(),
             #[cfg(feature = "constraints")]
@@ -160,6 +166,37 @@ impl Problem {
             }),
             None => Ok(()),
         }
+    }
+
+    /// Buffer `i`'s own lifetime `[lower, end)`, the moments of its
+    /// separations left out: it ends with its last live piece that starts
+    /// before them (its whole lifetime where there are none). How long a
+    /// buffer lives says how hard it is to place, and every separated
+    /// buffer would otherwise seem to live to the last moment.
+    pub(crate) fn lived(&self, i: usize) -> (i64, i64) {
+        let b = &self.buffers[i];
+        if b.upper <= self.moments_from {
+            return (b.lower, b.upper);
+        }
+        let end = b
+            .pieces()
+            .take_while(|p| p.lower < self.moments_from)
+            .last()
+            .map_or(b.upper, |p| p.upper);
+        (b.lower, end)
+    }
+
+    /// Marks the times from `t` on as separation moments (see
+    /// [`Problem::lived`]).
+    #[cfg(feature = "constraints")]
+    pub(crate) fn set_moments_from(&mut self, t: i64) {
+        self.moments_from = t;
+    }
+
+    /// The time the separation moments start (`i64::MAX` for none).
+    #[cfg(feature = "heuristics")]
+    pub(crate) fn moments_from(&self) -> i64 {
+        self.moments_from
     }
 
     /// Number of buffers.

@@ -13,7 +13,8 @@ use crate::trees::MaxTree;
 /// A property of a buffer that a preordering sorts by, largest first.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Key {
-    /// `A`: size times lifetime length.
+    /// `A`: size times lifetime length (the moments a lowering gives its
+    /// separations left out, as for `W`).
     Area,
     /// `C`: number of sections the buffer's lifetime covers.
     Sections,
@@ -25,7 +26,8 @@ pub enum Key {
     Total,
     /// `U`: lifetime end.
     Upper,
-    /// `W`: lifetime length.
+    /// `W`: lifetime length, up to the end of the buffer's last live piece
+    /// before the moments a lowering gives its separations.
     Width,
     /// `Z`: size.
     Size,
@@ -158,19 +160,20 @@ impl Traits {
             .buffers()
             .iter()
             .enumerate()
-            .map(|(b, buf)| Traits {
+            .map(|(b, buf)| (b, buf, problem.lived(b)))
+            .map(|(b, buf, (lower, end))| Traits {
                 total: sweep
                     .spans(b as u32)
                     .iter()
                     .map(|s| totals.max(s.first as usize, s.end as usize))
                     .max()
                     .unwrap_or(0),
-                area: buf.area(),
+                area: i128::from(buf.size) * i128::from(end - lower),
                 sections: (sweep.hull[b][1] - sweep.hull[b][0]) as i64,
                 lower: buf.lower,
                 overlaps: (sweep.nbr_at[b + 1] - sweep.nbr_at[b]) as i64,
                 upper: buf.upper,
-                width: buf.upper - buf.lower,
+                width: end - lower,
                 size: buf.size,
             })
             .collect()
