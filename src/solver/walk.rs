@@ -77,6 +77,10 @@ pub(crate) struct Walk {
     history: [Cost; HISTORY],
     pub(super) steps: u64,
     rng: Rng,
+    /// Every buffer as (offset, buffer), in increasing order, as the
+    /// current order places them: a decoding takes the buffers before its
+    /// first changed place from here, still in order.
+    placed: Vec<(i64, u32)>,
     /// Scratch: the buffers placed so far in a decoding, as (offset,
     /// buffer) in increasing order; the offsets a step overwrote; the
     /// buffers reaching above the capacity.
@@ -130,12 +134,16 @@ impl Walk {
             history: [(i64::MAX, i64::MAX); HISTORY],
             steps: 0,
             rng: Rng::new(seed ^ 0x57A1_4B00),
+            placed: Vec::with_capacity(n),
             below: Vec::with_capacity(n),
             saved: Vec::with_capacity(n),
             above: Vec::with_capacity(n),
             runnable,
             fixed_top,
         };
+        walk.placed
+            .extend((0..n).map(|u| (walk.offset[u], u as u32)));
+        walk.placed.sort_unstable();
         if runnable {
             walk.decode(graph, (0, usize::MAX), ((0, 0), (i64::MAX, i64::MAX)));
             walk.retarget(graph, capacity);
@@ -294,7 +302,11 @@ impl Walk {
     /// that skips those it does not conflict with and stops at the first
     /// that starts above the place found, where sorting each buffer's
     /// neighbours took most of a walk's time on dense graphs. A unit of
-    /// work is still a neighbour, so a turn takes the same steps.
+    /// work is still a neighbour, so a turn takes the same steps. The
+    /// buffers before `from` come in order from the last full decoding
+    /// (`placed`), so a step sorts nothing; only a full decoding replaces
+    /// `placed` (one that stops early changed no offset, or its step is
+    /// undone).
     fn decode(
         &mut self,
         graph: &Graph,
@@ -304,12 +316,10 @@ impl Walk {
         let mut work = 0u64;
         let mut changed = false;
         self.below.clear();
-        for (u, &o) in self.offset.iter().enumerate() {
-            if self.fixed[u] || (self.position[u] as usize) < from {
-                self.below.push((o, u as u32));
-            }
-        }
-        self.below.sort_unstable();
+        let (fixed, position) = (&self.fixed, &self.position);
+        let kept =
+            |&&(_, u): &&(i64, u32)| fixed[u as usize] || (position[u as usize] as usize) < from;
+        self.below.extend(self.placed.iter().filter(kept));
         for k in from..self.order.len() {
             if k > moved && !changed {
                 return (work / 8 + 1, Some(self.cost));
@@ -340,6 +350,7 @@ impl Walk {
                 return (work / 8 + 1, None);
             }
         }
+        core::mem::swap(&mut self.placed, &mut self.below);
         (work / 8 + 1, Some(cost))
     }
 
