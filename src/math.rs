@@ -1,4 +1,4 @@
-//! Integer helpers, one home each: rounding up to an alignment, greatest
+//! Integer helpers, one home each: rounding up or down to an alignment, greatest
 //! common divisor, least common multiple. Every other module calls these.
 // The smallest builds use some of them only.
 #![cfg_attr(
@@ -20,6 +20,12 @@ pub(crate) fn align_up(v: i64, a: i64) -> i64 {
     } else {
         v.saturating_add(a - r)
     }
+}
+
+/// The greatest multiple of `a` (>= 1) at or below `v`.
+#[inline]
+pub(crate) fn align_down(v: i64, a: i64) -> i64 {
+    v - v.rem_euclid(a)
 }
 
 /// The greatest common divisor of `a` and `b` (at least 1).

@@ -8,7 +8,7 @@ use alloc::vec::Vec;
 use super::super::layout::{Layout, LocalTime};
 use super::super::occupancy::Occupancy;
 use crate::deadline::{Poll, Stop};
-use crate::math::lcm_within;
+use crate::math::{align_down, lcm_within};
 
 /// Windows up to this many buffers are sometimes placed by the exact
 /// search, with this many nodes: a step must cost about what a
@@ -47,7 +47,7 @@ pub(super) fn exact_window(
             None => return Ok(None),
         };
     }
-    let base = floor - floor.rem_euclid(lcm);
+    let base = align_down(floor, lcm);
     let capacity = match old_top.checked_sub(base) {
         Some(room) if room > 1 => room - 1,
         _ => return Ok(None),
