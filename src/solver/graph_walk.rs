@@ -18,21 +18,11 @@
 //! Fitting, the two also start apart: the summed walk from the
 //! heuristics' best, the other from the exact rounds' first placement
 //! above the capacity (`plan/fit.rs`).
-//!
-//! A third member searches offsets instead of orders (`tabu.rs`): aimed
-//! at the target itself, it finds a placement there or nothing, and finds
-//! placements at the heaviest clique on half-separated kernels where the
-//! walks do not (and misses some they find): measured on 40 such kernels
-//! aimed at their clique for a second each, the summed walk found 7, the
-//! tabu search 13, the two together 15. It takes its pieces as the walks
-//! do, its work counted in the same units, so what any of the three
-//! would find alone the three find within about three times its work.
 
 use alloc::vec::Vec;
 
 use super::conflicts::Graph;
 use super::graph;
-use super::tabu::{Searched, Tabu};
 use super::walk::{Walk, Walked};
 use crate::deadline::{Poll, Stop};
 use crate::model::problem::Problem;
@@ -40,15 +30,13 @@ use crate::model::problem::Problem;
 /// The work of one walk's piece of a turn, in the poll's units.
 const PIECE: u64 = 1 << 16;
 
-/// The two walks and the tabu search with their graph.
+/// The two walks with their graph.
 pub(crate) struct GraphWalk {
     graph: Graph,
     /// The summed overshoot's walk, then the height's.
     walks: [Walk; 2],
-    /// The search over offsets, started where the summed walk is.
-    tabu: Tabu,
-    /// The work each has done: the walks', then the tabu search's.
-    spent: [u64; 3],
+    /// The work each has done.
+    spent: [u64; 2],
     /// Whether each keeps the start it was given (see
     /// [`GraphWalk::start_summed_from`]).
     pinned: [bool; 2],
@@ -65,13 +53,10 @@ impl GraphWalk {
         let summed = Walk::new(problem, &graph, target, seed);
         let mut highest = Walk::new(problem, &graph, target, seed ^ 0x004E_1647);
         highest.weigh_height_first(&graph);
-        let mut tabu = Tabu::new(problem, &graph, target, seed ^ 0x0007_AB05);
-        tabu.start_from(&graph, &summed.offset);
         summed.runnable.then_some(GraphWalk {
             graph,
             walks: [summed, highest],
-            tabu,
-            spent: [0; 3],
+            spent: [0, 0],
             pinned: [false; 2],
         })
     }
@@ -92,12 +77,6 @@ impl GraphWalk {
     }
 
     fn start(&mut self, offsets: &[i64], walks: usize, pin: bool) {
-        // The tabu search starts where the summed walk does.
-        let summed = &self.walks[0];
-        let fresh = summed.runnable && summed.steps == 0 && !self.pinned[0];
-        if fresh && self.tabu.steps == 0 && offsets.len() == summed.offset.len() {
-            self.tabu.start_from(&self.graph, offsets);
-        }
         let fresh = self.walks.iter_mut().zip(&mut self.pinned).take(walks);
         for (walk, pinned) in fresh {
             if walk.runnable && walk.steps == 0 && !*pinned && offsets.len() == walk.offset.len() {
@@ -113,9 +92,8 @@ impl GraphWalk {
         self.graph.node_weight()
     }
 
-    /// Walks and searches for `work` (the poll's units) towards `target`;
-    /// returns a placement lower than `best` if one is found, with its
-    /// height.
+    /// Walks for `work` (the poll's units) towards `target`; returns a
+    /// placement lower than `best` if it finds one, with its height.
     pub(crate) fn run(
         &mut self,
         (work, target, best): (u64, i64, i64),
@@ -126,37 +104,13 @@ impl GraphWalk {
                 walk.retarget(&self.graph, target);
             }
         }
-        if target != self.tabu.capacity() {
-            self.tabu.retarget(&self.graph, target);
-        }
         let mut left = work;
-        // A member that cannot run at this target takes no piece.
-        let mut out = [false; 3];
         loop {
-            // The one behind takes the next piece: none is ever more than
-            // a piece and a step ahead of another.
-            let Some(k) = (0..3).filter(|&k| !out[k]).min_by_key(|&k| self.spent[k]) else {
-                return Ok(None);
-            };
-            let piece = PIECE.min(left);
-            if k == 2 {
-                let (searched, used) = self.tabu.run(&self.graph, piece, poll);
-                self.spent[2] += used;
-                left = left.saturating_sub(used);
-                match searched {
-                    Searched::Found(offsets) => {
-                        let height = self.graph.height(&offsets);
-                        return Ok((height < best).then_some((offsets, height)));
-                    }
-                    Searched::Spent if left > 0 => {}
-                    Searched::Spent => return Ok(None),
-                    Searched::Never => out[2] = true,
-                    Searched::Stopped(stop) => return Err(stop),
-                }
-                continue;
-            }
+            // The one behind takes the next piece: neither is ever more
+            // than a piece and a step ahead of the other.
+            let k = usize::from(self.spent[1] < self.spent[0]);
             let walk = &mut self.walks[k];
-            let (walked, used) = walk.run(&self.graph, (piece, best), poll);
+            let (walked, used) = walk.run(&self.graph, (PIECE.min(left), best), poll);
             self.spent[k] += used;
             left = left.saturating_sub(used);
             match walked {

@@ -55,8 +55,6 @@ mod order;
 mod params;
 mod rounds;
 pub(crate) mod search;
-#[cfg(feature = "constraints")]
-mod tabu;
 #[cfg(all(test, feature = "constraints"))]
 mod testing;
 #[cfg(feature = "constraints")]

@@ -378,7 +378,10 @@ impl Walk {
 
     /// The highest top of the current order's placement.
     fn height_of(&self, graph: &Graph) -> i64 {
-        graph.height(&self.offset)
+        (self.offset.iter().zip(&graph.size))
+            .map(|(&o, &s)| o + s)
+            .max()
+            .unwrap_or(0)
     }
 }
 
