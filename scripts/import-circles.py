@@ -28,7 +28,10 @@ def code_of(text):
     """The file's code without comments, strings and test modules."""
     text = re.sub(r"//[^\n]*", "", text)
     text = re.sub(r'"(\\.|[^"\\])*"', '""', text)
-    cut = re.search(r"#\[cfg\(test\)\]\s*(pub(\([^)]*\))?\s+)?mod\s+\w+\s*\{", text)
+    # A test module: `#[cfg(test)]`, or `test` beside features in `all(...)`.
+    cut = re.search(
+        r"#\[cfg\((all\()?test\b[^\]]*\]\s*(pub(\([^)]*\))?\s+)?mod\s+\w+\s*\{", text
+    )
     if cut:
         text = text[: cut.start()]
     return text
