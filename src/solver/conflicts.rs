@@ -137,6 +137,14 @@ impl Graph {
         (self.size.len() + self.cliques.len() / self.words) as u64 / 8 + 1
     }
 
+    /// The highest top of a placement at `offsets`.
+    pub(super) fn height(&self, offsets: &[i64]) -> i64 {
+        (offsets.iter().zip(&self.size))
+            .map(|(&o, &s)| o + s)
+            .max()
+            .unwrap_or(0)
+    }
+
     /// Whether `a` and `b` conflict.
     pub(super) fn adjacent(&self, a: usize, b: usize) -> bool {
         self.adjacent[a * self.words + b / 64] >> (b % 64) & 1 == 1

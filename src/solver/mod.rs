@@ -55,6 +55,8 @@ mod order;
 mod params;
 mod rounds;
 pub(crate) mod search;
+#[cfg(all(feature = "constraints", feature = "heuristics"))]
+mod tabu;
 #[cfg(all(test, feature = "constraints"))]
 mod testing;
 #[cfg(feature = "constraints")]

@@ -378,10 +378,7 @@ impl Walk {
 
     /// The highest top of the current order's placement.
     fn height_of(&self, graph: &Graph) -> i64 {
-        (self.offset.iter().zip(&graph.size))
-            .map(|(&o, &s)| o + s)
-            .max()
-            .unwrap_or(0)
+        graph.height(&self.offset)
     }
 }
 

@@ -347,7 +347,7 @@ impl Lane<'_, '_> {
             let target = self.target(goal);
             let (given, mut half) = (*credit / 2, *credit / 2);
             let mut poll = Poll::new(self.deadline, 1 << 12);
-            self.walk_for(&mut half, (target, best), &mut poll)?;
+            self.walk_for(&mut half, (target, best), goal, &mut poll)?;
             *credit -= given - half;
             self.publish();
         }
@@ -467,23 +467,26 @@ impl Lane<'_, '_> {
         let best = mine.height;
         let turn_ends = time.map(|t| self.deadline.sooner(t));
         let mut poll = Poll::new(turn_ends.as_ref().unwrap_or(self.deadline), 1 << 12);
-        let walked = self.walk_for(&mut credit, (target, best), &mut poll);
+        let walked = self.walk_for(&mut credit, (target, best), goal, &mut poll);
         self.publish();
         // The turn's own end is not the plan's.
         walked.or_else(|_| self.deadline.check())
     }
 
     /// The walk over orders on the conflict graph (a separated kernel's,
-    /// where the repair's windows over time say little) while the grant
-    /// lasts: aimed at `target`, it offers each placement lower than
-    /// `best`.
+    /// where the repair's windows over time say little), and its search
+    /// over offsets, while the grant lasts: aimed at `target` (minimising,
+    /// the search over offsets halfway there from the best), they offer
+    /// each placement lower than `best`.
     #[cfg(feature = "constraints")]
     fn walk_for(
         &mut self,
         credit: &mut i64,
         (target, best): (i64, i64),
+        goal: Goal,
         poll: &mut Poll<'_>,
     ) -> Result<(), Stop> {
+        let halving = matches!(goal, Goal::Minimize);
         let mut slot = self.walk.take().flatten();
         if let (Some(walk), Some(mine)) = (slot.as_mut(), self.mine.as_ref()) {
             walk.start_from(&mine.offsets);
@@ -492,7 +495,7 @@ impl Lane<'_, '_> {
         let mut ended = Ok(());
         while let Some(walk) = slot.as_mut().filter(|_| *credit > 0 && best > target) {
             let before = poll.used();
-            let found = walk.run((*credit as u64, target, best), poll);
+            let found = walk.run((*credit as u64, target, best, halving), poll);
             *credit -= (poll.used() - before).max(1) as i64;
             match found {
                 Ok(Some((offsets, height))) => {
