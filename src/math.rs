@@ -1,5 +1,6 @@
-//! Integer helpers, one home each: rounding up or down to an alignment, greatest
-//! common divisor, least common multiple. Every other module calls these.
+//! Integer helpers, one home each: rounding up or down to an alignment,
+//! greatest common divisor, least common multiple. Every other module
+//! calls these.
 // The smallest builds use some of them only.
 #![cfg_attr(
     not(all(feature = "heuristics", feature = "constraints")),
