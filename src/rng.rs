@@ -1,6 +1,16 @@
 //! A small seeded generator (xorshift64*): synthetic instances and the
 //! perturbed orders of the improving restarts. Same seed, same stream.
 
+/// `z` spread over all 64 bits (SplitMix64's step and finaliser): nearby
+/// inputs give unrelated outputs.
+#[inline]
+pub(crate) fn spread(z: u64) -> u64 {
+    let mut z = z.wrapping_add(0x9E37_79B9_7F4A_7C15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
+}
+
 /// A reproducible stream of pseudo-random numbers.
 #[derive(Clone, Debug)]
 pub(crate) struct Rng(u64);
@@ -9,10 +19,7 @@ impl Rng {
     /// A stream for `seed` (any value, 0 included).
     pub(crate) fn new(seed: u64) -> Self {
         // Spread the seed so that nearby seeds give unrelated streams.
-        let mut z = seed.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        Rng((z ^ (z >> 31)) | 1)
+        Rng(spread(seed) | 1)
     }
 
     pub(crate) fn next(&mut self) -> u64 {
