@@ -56,6 +56,9 @@ fn fit_level(work: &Work<'_>, coarse: Option<&schedule::CoarseSolve<'_>>) -> Out
         // found.
         let gapped = work.problem.buffers().iter().any(|b| !b.gaps.is_empty());
         let mut stones = gapped && !work.variants.is_empty();
+        // What the exact search exhausted, kept from round to round: at
+        // the capacity, and at the stones.
+        let mut memos = [solver::Memo::default(), solver::Memo::default()];
         let mut round = |nodes: Option<u64>, deadline: &Deadline<'_>, board: &Board| {
             let mut params = work.options.solver.clone();
             let nodes = nodes.filter(|_| timed || !work.variants.is_empty());
@@ -64,7 +67,9 @@ fn fit_level(work: &Work<'_>, coarse: Option<&schedule::CoarseSolve<'_>>) -> Out
             }
             let user_limit = work.options.solver.node_limit;
             let mut attempt = |at: i64| {
-                let (verdict, s) = solver::solve(work.problem, at, &params, deadline);
+                let memo = &mut memos[usize::from(at != capacity)];
+                let (verdict, s) =
+                    solver::solve_remembering(work.problem, at, &params, deadline, memo);
                 let used = s.nodes;
                 stats.nodes += s.nodes;
                 stats.backtracks += s.backtracks;

@@ -78,6 +78,7 @@ fn minimize_level(work: &Work<'_>, coarse: Option<&schedule::CoarseSolve<'_>>) -
         lo: lower,
         nodes_cap: None,
         stats: Stats::default(),
+        memo: solver::Memo::default(),
     };
     let found = if work.exact_applies() {
         let mut round = |nodes: Option<u64>, deadline: &Deadline<'_>, board: &Board| {
@@ -100,6 +101,8 @@ struct Bisection {
     /// Without a timeout, the nodes an attempt may use in all.
     nodes_cap: Option<u64>,
     stats: Stats,
+    /// What the exact attempts exhausted, for the attempts after them.
+    memo: solver::Memo,
 }
 
 /// With a core of its own, the share of the time left one exact attempt
@@ -174,7 +177,8 @@ impl Bisection {
                 (None, Some(left)) if self.lo < hi => deadline.sooner(left / EXACT_SHARE),
                 _ => *deadline,
             };
-            let (verdict, stats) = solver::solve(work.problem, c, &params, &attempt);
+            let (verdict, stats) =
+                solver::solve_remembering(work.problem, c, &params, &attempt, &mut self.memo);
             spent += stats.nodes.max(1);
             self.stats.nodes += stats.nodes;
             self.stats.backtracks += stats.backtracks;

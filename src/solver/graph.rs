@@ -28,12 +28,16 @@
 //! every place `t` some unplaced member can still take first (at or above the last offset, and at or above its
 //! own lowest offset: its release), what the unplaced members released
 //! at or above `t` weigh plus what its placed members hold above `t` must
-//! fit between `t` and the capacity.
+//! fit between `t` and the capacity. And a node whose state (see
+//! `failed`: what is unplaced, where each can go lowest, the floor) some
+//! earlier node searched to the end without a placement is dead: dense
+//! graphs reach one state by many arrangements of the buffers below it.
 
 use alloc::vec;
 use alloc::vec::Vec;
 
 use super::conflicts::Graph;
+use super::failed::{self, Failed};
 use crate::bits::ones;
 use crate::deadline::{Poll, Stop};
 use crate::math::align_up;
@@ -81,6 +85,10 @@ struct Search<'a> {
     /// size), the placed members' (offset, top).
     releases: Vec<(i64, i64)>,
     held: Vec<(i64, i64)>,
+    /// The unplaced buffers' part of the state's key (see `failed`).
+    key: u128,
+    /// The states searched to the end without a placement.
+    failed: &'a mut Failed,
 }
 
 /// One open depth of the search: its candidates in `Search::candidates`
@@ -89,6 +97,9 @@ struct Frame {
     start: usize,
     next: usize,
     undo: usize,
+    /// The key of the state this depth's candidates start from (0 at the
+    /// root, which is never met again).
+    key: u128,
 }
 
 /// How a search on the graph ended.
@@ -112,13 +123,16 @@ pub(crate) struct Searched {
 }
 
 /// Searches `problem` (whose graph is `graph`) at `capacity`; see the
-/// module.
+/// module. `failed` holds the states earlier searches of the same problem
+/// exhausted (see `failed`), and gains this one's.
 pub(crate) fn search(
     (problem, graph): (&Problem, &Graph),
     capacity: i64,
     (node_limit, seed): (Option<u64>, u64),
+    failed: &mut Failed,
     poll: &mut Poll<'_>,
 ) -> Searched {
+    failed.at(capacity);
     let ended = |end: End| Searched {
         end,
         nodes: 0,
@@ -140,6 +154,8 @@ pub(crate) fn search(
         fixed_neighbours: vec![Vec::new(); n],
         releases: Vec::with_capacity(n),
         held: Vec::with_capacity(n),
+        key: 0,
+        failed,
         nodes: 0,
         backtracks: 0,
     };
@@ -174,6 +190,7 @@ pub(crate) fn search(
                 Some(o) => search.lowest[v] = o,
                 None => return ended(End::Infeasible),
             }
+            search.key ^= failed::part(v, search.lowest[v]);
         }
     }
     let fixed = search.placed.len();
@@ -261,6 +278,7 @@ impl Search<'_> {
             start: root_start,
             next: root_start,
             undo: self.undo.len(),
+            key: 0,
         });
         while !frames.is_empty() {
             // A node scans every buffer and clique: it weighs that much.
@@ -278,6 +296,8 @@ impl Search<'_> {
             let frame = &mut frames[depth - 1];
             // The deepest frame's candidates run to the end of the list.
             if frame.next >= self.candidates.len() {
+                // Searched to the end: the state has no completion.
+                self.failed.insert(frame.key);
                 self.candidates.truncate(frame.start);
                 frames.pop();
                 self.backtracks += 1;
@@ -288,7 +308,9 @@ impl Search<'_> {
             frame.undo = self.undo.len();
             self.nodes += 1;
             let start = self.candidates.len();
-            if self.place(v) && self.open(self.offset[v], v as u32) {
+            let placed = self.place(v);
+            let key = self.key ^ failed::node_part(self.offset[v], v as u32);
+            if placed && !self.failed.contains(key) && self.open(self.offset[v], v as u32) {
                 if self.placed.len() == n {
                     return None;
                 }
@@ -296,6 +318,7 @@ impl Search<'_> {
                     start,
                     next: start,
                     undo: self.undo.len(),
+                    key,
                 });
             } else {
                 self.candidates.truncate(start);
@@ -311,6 +334,7 @@ impl Search<'_> {
         let top = at + self.graph.size[v];
         self.offset[v] = at;
         self.placed.push(v as u32);
+        self.key ^= failed::part(v, at);
         for &c in &self.graph.cliques_of[v] {
             self.unplaced_weight[c as usize] -= self.graph.size[v];
         }
@@ -323,7 +347,10 @@ impl Search<'_> {
             if low < top && at < low + self.graph.size[u] {
                 self.undo.push((u as u32, low));
                 match self.lowest_from(u, top) {
-                    Some(o) => self.lowest[u] = o,
+                    Some(o) => {
+                        self.key ^= failed::part(u, low) ^ failed::part(u, o);
+                        self.lowest[u] = o;
+                    }
                     None => return false,
                 }
             }
@@ -335,9 +362,12 @@ impl Search<'_> {
     fn unplace(&mut self, mark: usize) {
         while self.undo.len() > mark {
             let (u, low) = self.undo.pop().expect("logged");
-            self.lowest[u as usize] = low;
+            let u = u as usize;
+            self.key ^= failed::part(u, self.lowest[u]) ^ failed::part(u, low);
+            self.lowest[u] = low;
         }
         let v = self.placed.pop().expect("placed") as usize;
+        self.key ^= failed::part(v, self.offset[v]);
         for &c in &self.graph.cliques_of[v] {
             self.unplaced_weight[c as usize] += self.graph.size[v];
         }
@@ -428,49 +458,68 @@ mod tests {
     use super::*;
     use crate::deadline::Deadline;
     use crate::rng::Rng;
-    use crate::solver::testing::gapped;
+    use crate::solver::testing::{fits, gapped};
     use crate::solver::{solve, Params, Verdict};
 
     /// On 20,000 random problems with gaps, the conflict graph's search
     /// alone (no node limit) agrees with the sweep's search on whether
     /// anything fits, and each placement it gives is valid. The sweep's
     /// search is checked against brute force elsewhere (tests/exactness.rs).
+    ///
+    /// The exhausted states it keeps (`failed`) are shared as the planner's
+    /// rounds share them: on every other problem a full search at a
+    /// higher capacity comes first; then a search cut short by a node limit
+    /// with another order, and the full one at the capacity; then, on the
+    /// problems that began higher, the higher capacity again (what was
+    /// exhausted at the lower one must not count there). Every full search
+    /// is checked. The test counts the nodes the table ended, so that it
+    /// is seen to prune.
     #[test]
     fn the_graph_search_agrees_with_the_sweep_search() {
         let mut rng = Rng::new(0x9a4f);
         let deadline = Deadline::new(None, None, None);
-        let (mut solved, mut infeasible) = (0, 0);
+        let (mut solved, mut infeasible, mut hits) = (0, 0, 0u64);
         for i in 0..20_000 {
             let problem = gapped(&mut rng);
             assert!(applies(&problem));
             let graph = Graph::new(&problem);
             let mut poll = Poll::new(&deadline, 1 << 16);
             let capacity = problem.capacity();
-            let end = search(
-                (&problem, &graph),
-                capacity,
-                (None, i as u64 % 3),
-                &mut poll,
-            )
-            .end;
-            let (sweep, _) = solve(&problem, capacity, &Params::default(), &deadline);
-            match (&end, &sweep) {
-                (End::Found(offsets), Verdict::Solved(_)) => {
-                    let s = crate::solution::Solution {
-                        offsets: offsets.clone(),
-                    };
-                    if let Err(e) = crate::solution::validate(&problem, &s) {
-                        panic!("instance {i}: {e}: {offsets:?}\n{problem:?}");
-                    }
-                    solved += 1;
+            let higher = capacity + graph.size.iter().max().unwrap_or(&0) / 2;
+            let mut failed = Failed::new();
+            let seed = i as u64 % 3;
+            let cut = (Some(rng.below(1, 40) as u64), seed + 1);
+            let full = (None, seed);
+            let order: &[(i64, (Option<u64>, u64))] = match i % 2 {
+                0 => &[
+                    (higher, full),
+                    (capacity, cut),
+                    (capacity, full),
+                    (higher, full),
+                ],
+                _ => &[(capacity, cut), (capacity, full)],
+            };
+            for &(at, limits) in order {
+                let searched = search((&problem, &graph), at, limits, &mut failed, &mut poll);
+                if limits.0.is_some() {
+                    continue;
                 }
-                (End::Infeasible, Verdict::Infeasible) => infeasible += 1,
-                (a, b) => panic!("instance {i}: graph {a:?}, sweep {b:?}\n{problem:?}"),
+                let (sweep, _) = solve(&problem, at, &Params::default(), &deadline);
+                match (&searched.end, &sweep) {
+                    (End::Found(offsets), Verdict::Solved(_)) => {
+                        let at_capacity = problem.with_capacity(at).expect("higher");
+                        assert!(fits(&at_capacity, offsets, at), "instance {i}: {offsets:?}");
+                        solved += 1;
+                    }
+                    (End::Infeasible, Verdict::Infeasible) => infeasible += 1,
+                    (a, b) => panic!("instance {i} at {at}: graph {a:?}, sweep {b:?}\n{problem:?}"),
+                }
             }
+            hits += failed.hits;
         }
         assert!(
-            solved > 5_000 && infeasible > 2_000,
-            "{solved} solved, {infeasible} not"
+            solved > 5_000 && infeasible > 2_000 && hits > 1_000,
+            "{solved} solved, {infeasible} not, {hits} nodes ended by the table"
         );
     }
 }

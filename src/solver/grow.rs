@@ -25,6 +25,7 @@ use alloc::vec;
 use alloc::vec::Vec;
 
 use super::conflicts::Graph;
+use super::failed::Failed;
 use super::graph::{self, End};
 use super::walk::{Walk, Walked};
 use crate::deadline::{Poll, Stop};
@@ -47,10 +48,11 @@ pub(super) enum Grown {
 pub(super) struct Grow {
     members: Vec<usize>,
     member: Vec<bool>,
-    /// The part last made (its size, the capacity) and its graph: a turn
-    /// that runs out of nodes leaves the part as it was, and the next
-    /// turn searches it again without enumerating its cliques again.
-    made: Option<(usize, i64, Problem, Graph)>,
+    /// The part last made (its size, the capacity), its graph and the
+    /// states its searches exhausted: a turn that runs out of nodes
+    /// leaves the part as it was, and the next turn searches it again
+    /// without enumerating its cliques or searching those states again.
+    made: Option<(usize, i64, Problem, Graph, Failed)>,
 }
 
 impl Grow {
@@ -109,16 +111,23 @@ impl Grow {
                     // Making the part weighs about a node of it, and its
                     // cliques.
                     spent += part_graph.node_weight() + part_graph.making;
-                    (self.members.len(), capacity, part, part_graph)
+                    (
+                        self.members.len(),
+                        capacity,
+                        part,
+                        part_graph,
+                        Failed::new(),
+                    )
                 }
             };
-            let (_, _, part, part_graph) = self.made.insert(made);
+            let (_, _, part, part_graph, failed) = self.made.insert(made);
             let weight = part_graph.node_weight();
             let nodes = budget.saturating_sub(spent) / weight;
             let searched = graph::search(
                 (part, part_graph),
                 capacity,
                 (Some(nodes.max(1)), seed),
+                failed,
                 poll,
             );
             spent += searched.nodes.saturating_mul(weight);
@@ -300,7 +309,9 @@ mod tests {
             if let Grown::Found(offsets) = &grown {
                 assert!(fits(&lowered, offsets, capacity), "kernel {seed}");
             }
-            let whole = graph::search((&lowered, &graph), capacity, (Some(100_000), 0), &mut poll);
+            let limits = (Some(100_000), 0);
+            let mut failed = Failed::new();
+            let whole = graph::search((&lowered, &graph), capacity, limits, &mut failed, &mut poll);
             match (&grown, &whole.end) {
                 (Grown::Found(_), End::Infeasible) | (Grown::Infeasible, End::Found(_)) => {
                     panic!("kernel {seed}: the part and the whole disagree")

@@ -46,6 +46,8 @@
 #[cfg(feature = "constraints")]
 mod conflicts;
 #[cfg(feature = "constraints")]
+mod failed;
+#[cfg(feature = "constraints")]
 mod graph;
 #[cfg(all(feature = "constraints", feature = "heuristics"))]
 mod graph_walk;
@@ -129,6 +131,30 @@ pub fn solve(
     params: &Params,
     deadline: &Deadline<'_>,
 ) -> (Verdict, Stats) {
+    solve_remembering(problem, capacity, params, deadline, &mut Memo::default())
+}
+
+/// What the exact search keeps from one call to the next on one problem:
+/// the states the conflict graph's search exhausted (see `failed`), so
+/// that the planner's rounds, which call again with twice the nodes,
+/// do not search them again.
+#[derive(Default)]
+pub(crate) struct Memo {
+    #[cfg(feature = "constraints")]
+    failed: Option<failed::Failed>,
+}
+
+/// [`solve`], with what calls before it on the same problem kept in
+/// `memo` (a memo is never shared between problems). Inlined: the tiny
+/// build, where the memo is empty, stays the size it was.
+#[inline(always)]
+pub(crate) fn solve_remembering(
+    problem: &Problem,
+    capacity: i64,
+    params: &Params,
+    deadline: &Deadline<'_>,
+    memo: &mut Memo,
+) -> (Verdict, Stats) {
     let mut stats = Stats::default();
     let verdict = solve_into(
         problem,
@@ -136,7 +162,7 @@ pub fn solve(
         params,
         deadline,
         &mut stats,
-        Rotation::Turns,
+        (Rotation::Turns, memo),
     );
     stats.elapsed = deadline.elapsed();
     (verdict, stats)
@@ -148,7 +174,7 @@ fn solve_into(
     params: &Params,
     deadline: &Deadline<'_>,
     stats: &mut Stats,
-    rotation: Rotation,
+    (rotation, memo): (Rotation, &mut Memo),
 ) -> Verdict {
     let mut poll = Poll::new(deadline, 1 << 16);
     if let Err(stop) = poll.now() {
@@ -172,12 +198,16 @@ fn solve_into(
     // them, as in the tiny build.)
     #[cfg(feature = "constraints")]
     let verdict = if params.conflict_graph && graph::applies(problem) {
-        both_searches(problem, &sweep, capacity, params, &mut poll, stats)
+        let failed = memo.failed.get_or_insert_with(failed::Failed::new);
+        let poll = &mut poll;
+        both_searches((problem, &sweep), capacity, params, (failed, poll), stats)
     } else {
         search_sweep(
             problem, &sweep, capacity, params, &mut poll, stats, rotation,
         )
     };
+    #[cfg(not(feature = "constraints"))]
+    let _ = memo;
     #[cfg(not(feature = "constraints"))]
     let verdict = search_sweep(
         problem, &sweep, capacity, params, &mut poll, stats, rotation,
@@ -202,16 +232,17 @@ fn solve_into(
 /// against 47); what the sweep settles in a few hundred nodes (larger,
 /// sparser kernels) waits 2,048 nodes of the others.
 fn both_searches(
-    problem: &Problem,
-    sweep: &Sweep,
+    (problem, sweep): (&Problem, &Sweep),
     capacity: i64,
     params: &Params,
-    poll: &mut Poll<'_>,
+    (failed, poll): (&mut failed::Failed, &mut Poll<'_>),
     stats: &mut Stats,
 ) -> Verdict {
     let graph = conflicts::Graph::new(problem);
     let mut walk = walk::Walk::new(problem, &graph, capacity, 0);
     let mut grow = grow::Grow::new(problem, &graph);
+    // The graph's turns share what they exhaust (see `failed`), with the
+    // calls before this one.
     let (mut nodes, mut backtracks) = (0u64, 0u64);
     let mut budget = 1024u64;
     let mut turn = params.clone();
@@ -260,8 +291,13 @@ fn both_searches(
                     }
                 }
                 Turn::Graph => {
-                    let searched =
-                        graph::search((problem, &graph), capacity, (Some(limit), seed), poll);
+                    let searched = graph::search(
+                        (problem, &graph),
+                        capacity,
+                        (Some(limit), seed),
+                        failed,
+                        poll,
+                    );
                     seed += 1;
                     stats.nodes = searched.nodes;
                     stats.backtracks = searched.backtracks;

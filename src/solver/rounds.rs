@@ -196,7 +196,7 @@ mod tests {
                     &Params::default(),
                     &deadline,
                     &mut stats,
-                    Rotation::ShakenOnly,
+                    (Rotation::ShakenOnly, &mut super::super::Memo::default()),
                 );
                 match (&expected, &shaken) {
                     (Verdict::Solved(_), Verdict::Solved(offsets)) => {
