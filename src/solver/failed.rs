@@ -5,21 +5,27 @@
 //! `graph`), every placed free buffer lies below the floor with its top at
 //! or below the lowest offset of each unplaced neighbour, and no later
 //! placement goes lower than a lowest offset: so the placed free buffers
-//! never block an unplaced one again. What can still be placed, and
-//! where, then depends only on the unplaced set, each unplaced buffer's
-//! lowest offset, the floor and the buffer placed last (its index breaks
-//! ties at the floor), with the fixed buffers and the capacity, which no
-//! node changes. Two nodes that agree on those have the same completions,
-//! however differently the buffers below were arranged: dense graphs reach
-//! one such state by many arrangements (a clique's members stacked in any
-//! order leave the same top to every common neighbour). A state whose
-//! subtree was searched to the end without a placement has none, so a
-//! node that reaches it again is dead.
+//! never block an unplaced one again. Call an unplaced buffer *waiting*
+//! when its (lowest offset, index) comes before the (floor, index) of the
+//! buffer placed last: it cannot come next, only after a placement raises
+//! it. The next buffer is any other, at its lowest offset; that offset
+//! and index become the floor, and which buffers wait or are dead then
+//! (dead: ending at or below the new floor) follows from the lowest
+//! offsets and that buffer alone. So what can still be placed, and where,
+//! depends only on the unplaced set, each one's lowest offset and which of
+//! them wait, with the fixed buffers and the capacity, which no node
+//! changes: not on the floor itself, nor on how the buffers below were
+//! arranged. Dense graphs reach one such state by many arrangements (a
+//! clique's members stacked in any order leave the same top to every
+//! common neighbour, and nothing waiting). A state whose subtree was
+//! searched to the end without a placement has none, so a node that
+//! reaches it again is dead.
 //!
 //! The state is kept as a 128-bit key: the exclusive or of one spread
 //! value per (unplaced buffer, lowest offset), updated as offsets change,
-//! and one for (floor, last). Two states share a key by chance with odds
-//! near 2^-128 per pair, far below any hardware fault's.
+//! and one per waiting buffer, added as a node is opened. Two states share
+//! a key by chance with odds near 2^-128 per pair, far below any hardware
+//! fault's.
 //!
 //! The table is a cache: one key per slot, a new key takes the slot of an
 //! old one. Forgetting a state costs a search again, never a wrong answer.
@@ -49,9 +55,10 @@ pub(super) fn part(buffer: usize, lowest: i64) -> u128 {
     (u128::from(a) << 64) | u128::from(b)
 }
 
-/// The part of a node's key that its floor and last placed buffer add.
-pub(super) fn node_part(floor: i64, last: u32) -> u128 {
-    part(usize::MAX - last as usize, floor).rotate_left(64)
+/// The part of a node's key that says `buffer` waits (offsets are never
+/// negative, so no lowest offset's part is this).
+pub(super) fn waiting(buffer: usize) -> u128 {
+    part(buffer, -1)
 }
 
 /// Exhausted states' keys (0: an empty slot), at a capacity.
@@ -75,6 +82,16 @@ impl Failed {
         }
     }
 
+    /// A table that remembers nothing: the search as it is without one,
+    /// for the tests that compare the two.
+    #[cfg(test)]
+    pub(super) fn off() -> Failed {
+        Failed {
+            slots: Vec::new(),
+            ..Failed::new()
+        }
+    }
+
     /// Ready for a search at `capacity`: what was exhausted at or above it
     /// still holds there; above the lowest capacity a state was exhausted
     /// at, nothing is known, so all is forgotten. The states this search
@@ -93,14 +110,14 @@ impl Failed {
 
     /// Whether `key`'s state was exhausted (and still remembered).
     pub(super) fn contains(&mut self, key: u128) -> bool {
-        let hit = key != 0 && self.slots[self.slot(key)] == key;
+        let hit = key != 0 && !self.slots.is_empty() && self.slots[self.slot(key)] == key;
         self.hits += u64::from(hit);
         hit
     }
 
     /// Remembers that `key`'s state has no completion.
     pub(super) fn insert(&mut self, key: u128) {
-        if key == 0 {
+        if key == 0 || self.slots.is_empty() {
             return;
         }
         if self.filled * 2 >= self.slots.len() && self.slots.len() < MAX_SLOTS {
