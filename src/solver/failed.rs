@@ -68,7 +68,7 @@ pub(crate) struct Failed {
     /// The lowest capacity a state was exhausted at: every state holds
     /// there and below.
     capacity: i64,
-    /// Nodes found dead here.
+    /// Nodes found dead here (kept when the states are forgotten).
     pub(super) hits: u64,
 }
 
@@ -99,7 +99,9 @@ impl Failed {
     /// holds from now on.
     pub(super) fn at(&mut self, capacity: i64) {
         if capacity > self.capacity && self.filled > 0 {
+            let hits = self.hits;
             *self = Failed::new();
+            self.hits = hits;
         }
         self.capacity = capacity;
     }

@@ -29,7 +29,7 @@
 //! own lowest offset: its release), what the unplaced members released
 //! at or above `t` weigh plus what its placed members hold above `t` must
 //! fit between `t` and the capacity. And a node whose state (see
-//! `failed`: what is unplaced, where each can go lowest, the floor) some
+//! `failed`: what is unplaced, where each can go lowest, which wait) some
 //! earlier node searched to the end without a placement is dead: dense
 //! graphs reach one state by many arrangements of the buffers below it.
 
