@@ -4,7 +4,7 @@
 //! they took in all, then the same kernels fitted at their max load (a
 //! capacity that only some meet): found, proven infeasible, or neither.
 //!
-//!     cargo bench --bench kernels -- [--kernels N] [--timeout SECS] [--seed S] [--memories | --pairs | --drawn | --planted] [--detail]
+//!     cargo bench --bench kernels -- [--kernels N] [--timeout SECS] [--seed S] [--memories | --pairs | --drawn | --planted] [--staged] [--detail]
 //!
 //! Kernels are `minimalloc gen --family=kernel` with 2-250 buffers and 0,
 //! 10, 25 or 50% of their pairs separated, seeds from S (default 1). With
@@ -27,7 +27,11 @@
 //! in all, against what first-fit's own placement pays, and how many pay
 //! more than first-fit: there must be none). With `--pairs` each kernel's separations are
 //! declared pair by pair instead of by group (as some compilers write
-//! them: thousands of pairs for a hundred buffers). With `--detail` a
+//! them: thousands of pairs for a hundred buffers). With `--staged` the
+//! kernels are `gen --family=staged-kernel`: the same buffers, each
+//! separation group every buffer alive during a run of consecutive ops
+//! (a pipeline stage), not a random subset of the kernel (combines with
+//! the others but `--planted`). With `--detail` a
 //! line per kernel too: its height and bound minimised, whether proven,
 //! the time, and the fit's status and time. Every placement is
 //! validated.
@@ -87,6 +91,7 @@ fn main() {
     let mut detail = false;
     let mut drawn = false;
     let mut planted = false;
+    let mut staged = false;
     let args: Vec<String> = std::env::args().skip(1).collect();
     let mut i = 0;
     while i < args.len() {
@@ -114,6 +119,11 @@ fn main() {
                 i += 1;
                 continue;
             }
+            "--staged" => {
+                staged = true;
+                i += 1;
+                continue;
+            }
             "--drawn" => {
                 drawn = true;
                 i += 1;
@@ -128,6 +138,10 @@ fn main() {
         }
         i += 2;
     }
+    assert!(
+        !(planted && staged),
+        "--planted and --staged do not combine: a planted kernel's groups keep what its packing allows"
+    );
     let mut rows: Vec<Row> = SHARES.iter().map(|_| Row::default()).collect();
     let mut state = seed.max(1);
     for k in 0..kernels {
@@ -137,9 +151,10 @@ fn main() {
         state ^= state << 17;
         let buffers = 2 + (state % 249) as usize;
         let mut share = k % SHARES.len();
-        let family = match planted {
-            true => Family::PlantedKernel,
-            false => Family::Kernel,
+        let family = match (planted, staged) {
+            (true, _) => Family::PlantedKernel,
+            (false, true) => Family::StagedKernel,
+            (false, false) => Family::Kernel,
         };
         let spec = Spec::new(buffers, seed.wrapping_add(k as u64)).with_family(family);
         let mut separated = SHARES[share];
@@ -254,6 +269,10 @@ fn main() {
             (", planted: optimum known", "the max load (the optimum)")
         }
         (false, false, false) => ("", "the max load"),
+    };
+    let shape = match staged && !planted {
+        true => format!(", separations by pipeline stage{shape}"),
+        false => shape.to_string(),
     };
     let labels: Vec<String> = match drawn {
         true => DRAWN.iter().map(|&(_, label)| label.to_string()).collect(),

@@ -476,10 +476,48 @@ fn gen_kernels_over_memories_round_trip_through_their_pool_flags() {
         .unwrap();
     assert_eq!(o.status.code(), Some(1));
     assert!(
-        stderr(&o).contains("--memories: only the kernel family"),
+        stderr(&o).contains("--memories: only the kernel families"),
         "{}",
         stderr(&o)
     );
+}
+
+/// `gen --family=staged-kernel` writes its separations (over memories
+/// too), and the kernel is planned with them: the plan is validated, and
+/// separated buffers alive apart in time take disjoint bytes.
+#[test]
+fn staged_kernels_write_their_separations_and_plan() {
+    let path = temp("staged-kernel.csv");
+    let o = bin()
+        .args([
+            "gen",
+            "--family=staged-kernel",
+            "--buffers=80",
+            "--separated=0.5",
+        ])
+        .arg(format!("--output={}", path.display()))
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let text = std::fs::read_to_string(&path).unwrap();
+    assert!(text.lines().next().unwrap().contains("separation"));
+    let o = bin()
+        .args(["--minimize", "--timeout=1s", "--threads=1", "--validate"])
+        .arg(format!("--input={}", path.display()))
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let o = bin()
+        .args([
+            "gen",
+            "--family=staged-kernel",
+            "--memories",
+            "--buffers=60",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(stderr(&o).starts_with("pools: "), "{}", stderr(&o));
 }
 
 /// `gen --family=planted-kernel` says its optimum (its max load), writes

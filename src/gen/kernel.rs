@@ -12,7 +12,7 @@
 use alloc::format;
 use alloc::vec::Vec;
 
-use super::spec::{log_uniform, Spec};
+use super::spec::{log_uniform, Family, Spec};
 use crate::model::problem::Buffer;
 use crate::rng::Rng;
 #[cfg(all(feature = "constraints", feature = "heuristics"))]
@@ -30,9 +30,11 @@ use {
 /// most is the shape): operations in a short program, each buffer alive
 /// from the op that writes it to the last that reads it, sizes 32 B-64 KiB
 /// on a 32-byte grid, alignment 32. Pipeline stages that may not share
-/// memory are separation groups, random subsets of the buffers, until
-/// about `separated` (a fraction of all pairs; drawn from 0-50 % when
-/// `None`) of the pairs are separated. Returns the buffers and the groups.
+/// memory are separation groups, until about `separated` (a fraction of
+/// all pairs; drawn from 0-50 % when `None`) of the pairs are separated:
+/// random subsets of the buffers, or with [`Family::StagedKernel`] the
+/// buffers alive during a run of consecutive ops each (the same buffers
+/// either way). Returns the buffers and the groups.
 pub fn kernel(spec: Spec, separated: Option<f64>) -> (Vec<Buffer>, Vec<Vec<usize>>) {
     let mut rng = Rng::new(spec.seed ^ 0x4B3E_12E1_0000_0005);
     let n = spec.buffers;
@@ -53,7 +55,10 @@ pub fn kernel(spec: Spec, separated: Option<f64>) -> (Vec<Buffer>, Vec<Vec<usize
         buffers.push(b);
     }
     let fraction = separated.unwrap_or_else(|| rng.below(0, 51) as f64 / 100.0);
-    let groups = draw_groups(&mut rng, n, fraction, |_, _| true);
+    let groups = match spec.family {
+        Family::StagedKernel => draw_stages(&mut rng, &buffers, ops, fraction),
+        _ => draw_groups(&mut rng, n, fraction, |_, _| true),
+    };
     (buffers, groups)
 }
 
@@ -112,6 +117,41 @@ fn draw_groups(
                 group.push(c);
             }
         }
+        if group.len() < 2 {
+            continue;
+        }
+        for (k, &a) in group.iter().enumerate() {
+            for &b in &group[k + 1..] {
+                if !marked[a * n + b] {
+                    marked[a * n + b] = true;
+                    count += 1;
+                }
+            }
+        }
+        groups.push(group);
+    }
+    groups
+}
+
+/// Separation groups over `buffers` (living within `ops + 1` ops) that
+/// are pipeline stages: each is every buffer alive during a run of
+/// 1 to `ops / 4` consecutive ops (at least 2) starting anywhere, until
+/// about `fraction` of all pairs are separated or `10 n + 100` runs
+/// have been drawn.
+fn draw_stages(rng: &mut Rng, buffers: &[Buffer], ops: i64, fraction: f64) -> Vec<Vec<usize>> {
+    let n = buffers.len();
+    let pairs = (n * n.saturating_sub(1) / 2) as f64;
+    let want = (fraction * pairs) as usize;
+    let mut marked = alloc::vec![false; n * n];
+    let (mut count, mut groups) = (0usize, Vec::new());
+    let mut tries = 0;
+    while count < want && n >= 2 && tries < 10 * n + 100 {
+        tries += 1;
+        let length = rng.below(1, (ops / 4).max(2) + 1);
+        let start = rng.below(0, ops + 1);
+        let group: Vec<usize> = (0..n)
+            .filter(|&i| buffers[i].lower < start + length && start < buffers[i].upper)
+            .collect();
         if group.len() < 2 {
             continue;
         }

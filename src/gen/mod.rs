@@ -26,7 +26,11 @@
 //!   stages that may not share memory), see [`generate_problem`];
 //! - [`Family::PlantedKernel`], a planted packing (alignment 32) whose
 //!   separation groups keep only buffers the packing put apart: dense
-//!   separations, and still the optimum known.
+//!   separations, and still the optimum known;
+//! - [`Family::StagedKernel`], the kernel's buffers with separation groups
+//!   that are local in time: each holds every buffer alive during a run
+//!   of consecutive ops (a pipeline stage whose units run at once), where
+//!   the kernel's groups are random subsets of the whole kernel.
 
 use alloc::format;
 use alloc::vec::Vec;
@@ -75,7 +79,7 @@ pub fn generate(spec: Spec) -> Vec<Buffer> {
         Family::Independent => independent(spec),
         Family::Planted => planted(spec).0,
         Family::Swept => swept::swept_with_offsets(spec, PLANTED_HEIGHT).0,
-        Family::Kernel => kernel(spec, None).0,
+        Family::Kernel | Family::StagedKernel => kernel(spec, None).0,
         Family::PlantedKernel => kernel::planted_kernel(spec, None).0,
     }
 }
@@ -203,7 +207,7 @@ pub fn generate_problem(
     spec: Spec,
 ) -> Result<crate::model::problem::Problem, crate::model::problem::Error> {
     match spec.family {
-        Family::Kernel => with_separations(kernel(spec, None)),
+        Family::Kernel | Family::StagedKernel => with_separations(kernel(spec, None)),
         Family::PlantedKernel => {
             let (buffers, groups, _, _) = kernel::planted_kernel(spec, None);
             with_separations((buffers, groups))
@@ -212,7 +216,8 @@ pub fn generate_problem(
     }
 }
 
-/// A [`Family::Kernel`] (or [`Family::PlantedKernel`]) problem with about
+/// A [`Family::Kernel`] (or [`Family::PlantedKernel`], or
+/// [`Family::StagedKernel`]) problem with about
 /// `separated` of its pairs separated (a planted kernel's, as many as its
 /// packing allows).
 pub fn kernel_problem(
@@ -323,5 +328,59 @@ mod tests {
         // Half of all pairs asked for: at least a quarter of them given
         // (pairs counted once per group) on most seeds.
         assert!(dense >= 30, "{dense} of 40");
+    }
+
+    /// A staged kernel has the kernel's buffers; each of its groups is
+    /// every buffer alive during one run of at most a quarter of the ops
+    /// (two at least): its members all meet a window that short, and
+    /// every buffer whose lifetime holds the span where they all meet is
+    /// a member. Its groups separate about the share asked for (within
+    /// two points, where the kernel is large enough to reach it), never
+    /// far more.
+    #[test]
+    fn a_staged_kernels_groups_are_runs_of_ops() {
+        let mut reached = 0;
+        for seed in 0..40u64 {
+            for (n, separated) in [(2usize, 0.5), (40, 0.1), (120, 0.25), (250, 0.5)] {
+                let spec = Spec::new(n, seed).with_family(Family::StagedKernel);
+                let (buffers, groups) = kernel(spec, Some(separated));
+                let plain = kernel(spec.with_family(Family::Kernel), Some(separated));
+                assert_eq!(buffers, plain.0, "seed {seed}: the kernel's buffers");
+                // The kernel's ops, as `kernel` counts them.
+                let ops = (n as i64 * 2 / 3).max(2);
+                let longest = (ops / 4).max(2);
+                let mut marked = alloc::collections::BTreeSet::new();
+                for group in &groups {
+                    let last_start = group.iter().map(|&i| buffers[i].lower).max().unwrap();
+                    let first_end = group.iter().map(|&i| buffers[i].upper).min().unwrap();
+                    // A window [a, a + length) meets every member when
+                    // a < first_end and last_start < a + length.
+                    assert!(
+                        last_start - first_end + 2 <= longest,
+                        "seed {seed}: {group:?}"
+                    );
+                    for (i, b) in buffers.iter().enumerate() {
+                        let holds = b.lower <= last_start.min(first_end - 1)
+                            && b.upper > last_start.max(first_end - 1);
+                        assert!(!holds || group.contains(&i), "seed {seed}: {i} left out");
+                    }
+                    for (k, &a) in group.iter().enumerate() {
+                        for &b in &group[k + 1..] {
+                            marked.insert((a, b));
+                        }
+                    }
+                }
+                let pairs = n * (n - 1) / 2;
+                let share = marked.len() as f64 / pairs as f64;
+                assert!(share < separated + 0.35, "seed {seed}: {share} of pairs");
+                // Late runs mostly meet pairs already separated: the
+                // draws may end a little short.
+                reached += usize::from(n >= 120 && share >= separated - 0.02);
+            }
+        }
+        assert!(
+            reached >= 76,
+            "{reached} of 80 large kernels near their share"
+        );
     }
 }

@@ -24,11 +24,14 @@ pub enum Family {
     /// A zero-waste packing whose separations keep it valid: a kernel of
     /// a known optimum.
     PlantedKernel,
+    /// An accelerator kernel whose separation groups are pipeline stages
+    /// over runs of consecutive ops.
+    StagedKernel,
 }
 
 impl Family {
     /// Every family.
-    pub const ALL: [Family; 7] = [
+    pub const ALL: [Family; 8] = [
         Family::Step,
         Family::LongLived,
         Family::Independent,
@@ -36,6 +39,7 @@ impl Family {
         Family::Swept,
         Family::Kernel,
         Family::PlantedKernel,
+        Family::StagedKernel,
     ];
 
     /// The name used by the command line.
@@ -48,6 +52,7 @@ impl Family {
             Family::Swept => "swept",
             Family::Kernel => "kernel",
             Family::PlantedKernel => "planted-kernel",
+            Family::StagedKernel => "staged-kernel",
         }
     }
 

@@ -255,13 +255,13 @@ pub struct Gen {
     /// Alignment of every buffer (sizes are rounded up to it)
     #[arg(long, value_name = "A", default_value = "1", value_parser = positive)]
     pub alignment: i64,
-    /// step: sizes from 64 B to 8 MiB; long-lived: 2% of the buffers alive for 5-50% of the step, sizes from 16 B to 32 MiB; independent: sizes 10 B-10 MB whatever the lifetime; planted: a zero-waste packing cut by guillotine, whose optimum is its max load; swept: a zero-waste packing not cut by guillotine (holes refilled as pieces end), optimum the same; kernel: an accelerator kernel, alignment 32, up to half of all pairs separated; planted-kernel: a planted packing (alignment 32) with separations between buffers it put apart, optimum its max load
+    /// step: sizes from 64 B to 8 MiB; long-lived: 2% of the buffers alive for 5-50% of the step, sizes from 16 B to 32 MiB; independent: sizes 10 B-10 MB whatever the lifetime; planted: a zero-waste packing cut by guillotine, whose optimum is its max load; swept: a zero-waste packing not cut by guillotine (holes refilled as pieces end), optimum the same; kernel: an accelerator kernel, alignment 32, up to half of all pairs separated; planted-kernel: a planted packing (alignment 32) with separations between buffers it put apart, optimum its max load; staged-kernel: the kernel's buffers, each separation group every buffer alive during a run of consecutive ops (a pipeline stage)
     #[arg(long, value_name = "F", default_value = "step", value_parser = family_names())]
     pub family: Family,
-    /// kernel, planted-kernel: the share of all pairs of buffers that are separated (default: drawn from 0-0.5; a planted kernel's as many as its packing allows)
+    /// kernel, planted-kernel, staged-kernel: the share of all pairs of buffers that are separated (default: drawn from 0-0.5; a planted kernel's as many as its packing allows)
     #[arg(long, value_name = "FRACTION", value_parser = fraction)]
     pub separated: Option<f64>,
-    /// kernel: spread over 1-5 on-chip memories (a pools column; their --pool flags are printed on standard error), with reserved ranges and in-place colocations
+    /// kernel, staged-kernel: spread over 1-5 on-chip memories (a pools column; their --pool flags are printed on standard error), with reserved ranges and in-place colocations
     #[arg(long)]
     pub memories: bool,
     /// Where to write the CSV (default and -: standard output)

@@ -84,14 +84,21 @@ fn gen(args: Gen) -> Result<Exit, Exit> {
         alignment: args.alignment,
         family: args.family,
     };
-    if args.memories && spec.family != Family::Kernel {
-        return Err("--memories: only the kernel family has memories"
-            .to_string()
-            .into());
+    if args.memories && !matches!(spec.family, Family::Kernel | Family::StagedKernel) {
+        return Err(
+            "--memories: only the kernel families (kernel, staged-kernel) have memories"
+                .to_string()
+                .into(),
+        );
     }
     let problem = match args.separated {
         _ if args.memories => kernel_with_memories(spec, args.separated),
-        Some(f) if matches!(spec.family, Family::Kernel | Family::PlantedKernel) => {
+        Some(f)
+            if matches!(
+                spec.family,
+                Family::Kernel | Family::PlantedKernel | Family::StagedKernel
+            ) =>
+        {
             kernel_problem(spec, f)
         }
         _ => generate_problem(spec),
