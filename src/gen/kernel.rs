@@ -93,21 +93,14 @@ pub(crate) fn planted_kernel(
 
 /// Separation groups over `n` buffers: random subsets of 5-30 % of them
 /// (pipeline stages), each member kept when `keep` takes it beside those
-/// kept before it, until about `fraction` of all pairs are separated or
-/// `10 n + 100` subsets have been drawn.
+/// kept before it (see [`draw_until`]).
 fn draw_groups(
     rng: &mut Rng,
     n: usize,
     fraction: f64,
     keep: impl Fn(&[usize], usize) -> bool,
 ) -> Vec<Vec<usize>> {
-    let pairs = (n * n.saturating_sub(1) / 2) as f64;
-    let want = (fraction * pairs) as usize;
-    let mut marked = alloc::vec![false; n * n];
-    let (mut count, mut groups) = (0usize, Vec::new());
-    let mut tries = 0;
-    while count < want && n >= 2 && tries < 10 * n + 100 {
-        tries += 1;
+    draw_until(rng, n, fraction, |rng| {
         // A stage: a random subset of 5-30 % of the buffers.
         let share = rng.below(5, 31);
         let drawn: Vec<usize> = (0..n).filter(|_| rng.below(0, 100) < share).collect();
@@ -117,29 +110,32 @@ fn draw_groups(
                 group.push(c);
             }
         }
-        if group.len() < 2 {
-            continue;
-        }
-        for (k, &a) in group.iter().enumerate() {
-            for &b in &group[k + 1..] {
-                if !marked[a * n + b] {
-                    marked[a * n + b] = true;
-                    count += 1;
-                }
-            }
-        }
-        groups.push(group);
-    }
-    groups
+        group
+    })
 }
 
 /// Separation groups over `buffers` (living within `ops + 1` ops) that
 /// are pipeline stages: each is every buffer alive during a run of
-/// 1 to `ops / 4` consecutive ops (at least 2) starting anywhere, until
-/// about `fraction` of all pairs are separated or `10 n + 100` runs
-/// have been drawn.
+/// 1 to `ops / 4` consecutive ops (at least 2) starting anywhere (see
+/// [`draw_until`]).
 fn draw_stages(rng: &mut Rng, buffers: &[Buffer], ops: i64, fraction: f64) -> Vec<Vec<usize>> {
-    let n = buffers.len();
+    draw_until(rng, buffers.len(), fraction, |rng| {
+        let length = rng.below(1, (ops / 4).max(2) + 1);
+        let start = rng.below(0, ops + 1);
+        let alive = |b: &Buffer| b.lower < start + length && start < b.upper;
+        (0..buffers.len()).filter(|&i| alive(&buffers[i])).collect()
+    })
+}
+
+/// The groups `draw` makes over `n` buffers (those of fewer than two
+/// members dropped), until about `fraction` of all pairs are separated
+/// or `10 n + 100` have been drawn.
+fn draw_until(
+    rng: &mut Rng,
+    n: usize,
+    fraction: f64,
+    mut draw: impl FnMut(&mut Rng) -> Vec<usize>,
+) -> Vec<Vec<usize>> {
     let pairs = (n * n.saturating_sub(1) / 2) as f64;
     let want = (fraction * pairs) as usize;
     let mut marked = alloc::vec![false; n * n];
@@ -147,11 +143,7 @@ fn draw_stages(rng: &mut Rng, buffers: &[Buffer], ops: i64, fraction: f64) -> Ve
     let mut tries = 0;
     while count < want && n >= 2 && tries < 10 * n + 100 {
         tries += 1;
-        let length = rng.below(1, (ops / 4).max(2) + 1);
-        let start = rng.below(0, ops + 1);
-        let group: Vec<usize> = (0..n)
-            .filter(|&i| buffers[i].lower < start + length && start < buffers[i].upper)
-            .collect();
+        let group = draw(rng);
         if group.len() < 2 {
             continue;
         }
