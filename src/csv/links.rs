@@ -4,7 +4,7 @@
 
 use std::string::String;
 #[cfg(feature = "constraints")]
-use std::{collections::HashMap, format, string::ToString, vec, vec::Vec};
+use std::{collections::HashMap, format, string::ToString, vec::Vec};
 
 #[cfg(feature = "constraints")]
 use crate::model::error::Error;
@@ -62,19 +62,21 @@ pub(super) fn pool_column(
 fn groups<'a>(cells: &Cells<'a>, whole: bool) -> (Vec<&'a str>, Vec<Vec<usize>>) {
     let mut labels: Vec<&str> = Vec::new();
     let mut groups: Vec<Vec<usize>> = Vec::new();
+    // Each label's group, found by hashing: a kernel may declare its
+    // separations as thousands of labels (one per pair).
+    let mut index: HashMap<&str, usize> = HashMap::new();
     for (row, &(_, cell)) in cells.iter().enumerate() {
         let tokens: Vec<&str> = match whole {
             true => Some(cell).filter(|c| !c.is_empty()).into_iter().collect(),
             false => cell.split_whitespace().collect(),
         };
         for label in tokens {
-            match labels.iter().position(|&l| l == label) {
-                Some(g) => groups[g].push(row),
-                None => {
-                    labels.push(label);
-                    groups.push(vec![row]);
-                }
-            }
+            let g = *index.entry(label).or_insert_with(|| {
+                labels.push(label);
+                groups.push(Vec::new());
+                groups.len() - 1
+            });
+            groups[g].push(row);
         }
     }
     (labels, groups)
