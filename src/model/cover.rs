@@ -14,6 +14,14 @@
 //! lifetimes. The cover replaces the groups only when it has no more
 //! moments and fewer members in all (each membership is a gap to place
 //! around), so it is never the worse encoding.
+//!
+//! Before either, a group that another holds is dropped: one whose units
+//! all belong to a second group, each at a size there at least its own
+//! (of two alike, the later goes). Its pairs are kept apart at the
+//! second's moment, over as many bytes or more. A compiler that declares
+//! a stage's buffers again with every window of it that it checks (a
+//! group per window) gives hundreds of groups that nest; they shrink to
+//! the few that are not held by another.
 
 use alloc::vec::Vec;
 
@@ -48,7 +56,66 @@ pub(super) fn moments(
             set
         })
         .collect();
+    let kept = not_held(&per_group, units.len());
+    if kept.len() < groups.len() {
+        let groups: Vec<Vec<u32>> = kept.iter().map(|&g| groups[g].clone()).collect();
+        let per_group: Vec<Vec<(u32, i64)>> = kept.iter().map(|&g| per_group[g].clone()).collect();
+        return cover(&groups, unit, units, &per_group).unwrap_or(per_group);
+    }
     cover(groups, unit, units, &per_group).unwrap_or(per_group)
+}
+
+/// Above this many words of bit sets (a group's units, one bit a unit)
+/// the groups are kept as they are.
+const MAX_SET_WORDS: usize = 1 << 22;
+
+/// The groups of `sets` (each its units, sorted, with their sizes) that
+/// no other group holds: `h` holds `g` when each unit of `g` is in `h` at
+/// a size at least the one it has in `g`, and `g` does not hold `h` in
+/// turn or comes after it. Each group is checked against the groups of
+/// its unit in the fewest, with bit sets over the units.
+fn not_held(sets: &[Vec<(u32, i64)>], units: usize) -> Vec<usize> {
+    let all = || (0..sets.len()).collect();
+    let words = units.div_ceil(64);
+    if sets.len() < 2 || sets.len().saturating_mul(words) > MAX_SET_WORDS {
+        return all();
+    }
+    let mut bits = alloc::vec![0u64; sets.len() * words];
+    let mut groups_of: Vec<Vec<u32>> = alloc::vec![Vec::new(); units];
+    for (g, set) in sets.iter().enumerate() {
+        for &(u, _) in set {
+            bits[g * words + u as usize / 64] |= 1 << (u % 64);
+            groups_of[u as usize].push(g as u32);
+        }
+    }
+    let row = |g: usize| &bits[g * words..(g + 1) * words];
+    let within = |g: usize, h: usize| row(g).iter().zip(row(h)).all(|(a, b)| a & !b == 0);
+    // Sizes differ between groups only for a colocated unit (its tallest
+    // separated member): checked unit by unit, both sets being sorted.
+    let sized = |g: usize, h: usize| {
+        sets[g].iter().all(|&(u, size)| {
+            let at = sets[h].partition_point(|&(v, _)| v < u);
+            sets[h]
+                .get(at)
+                .is_some_and(|&(v, held)| v == u && held >= size)
+        })
+    };
+    let holds = |h: usize, g: usize| h != g && within(g, h) && sized(g, h);
+    (0..sets.len())
+        .filter(|&g| {
+            let Some(rarest) = sets[g]
+                .iter()
+                .map(|&(u, _)| u as usize)
+                .min_by_key(|&u| groups_of[u].len())
+            else {
+                return true;
+            };
+            !groups_of[rarest].iter().any(|&h| {
+                let h = h as usize;
+                holds(h, g) && (h < g || !holds(g, h))
+            })
+        })
+        .collect()
 }
 
 /// The cover, if it applies and beats the groups.
@@ -304,6 +371,94 @@ mod tests {
             shrunk += usize::from(sets.len() < groups.len());
         }
         assert!(shrunk > 1000, "the cover was used {shrunk} times");
+    }
+
+    /// Groups that nest (every window of a stage declared again), over
+    /// units that carry one buffer or several (colocated, of different
+    /// sizes), fewer groups than units (so no cover is built): the
+    /// moments are the groups no other holds. Every group is held by a
+    /// moment (its units there, each at its size or more), every moment
+    /// is one of the groups, and no moment holds another.
+    #[test]
+    fn groups_held_by_another_are_dropped() {
+        let mut rng = Rng::new(11);
+        let (mut dropped, mut by_size) = (0, 0);
+        for _ in 0..2000 {
+            let n = rng.below(4, 40) as usize;
+            // Units: most buffers alone, some two or three to a unit.
+            let mut unit: Vec<u32> = Vec::with_capacity(n);
+            let mut next = 0u32;
+            while unit.len() < n {
+                let k = [1, 1, 1, 2, 3][rng.below(0, 5) as usize].min(n - unit.len());
+                unit.extend(core::iter::repeat_n(next, k));
+                next += 1;
+            }
+            let units: Vec<Buffer> = (0..next)
+                .map(|u| Buffer::new(alloc::format!("u{u}"), 0, 1, 1))
+                .collect();
+            let buffers: Vec<Buffer> = (0..n)
+                .map(|i| Buffer::new(alloc::format!("{i}"), 0, 1, rng.below(1, 9)))
+                .collect();
+            // Groups: windows of the buffers' order, nested often, and
+            // some drawn again; at most as many as the units.
+            let mut groups: Vec<Vec<u32>> = Vec::new();
+            for _ in 0..rng.below(1, next as i64 + 1) {
+                let start = rng.below(0, n as i64 - 1) as u32;
+                let end = (start + rng.below(2, 12) as u32).min(n as u32);
+                let g: Vec<u32> = (start..end).collect();
+                if rng.below(0, 4) == 0 {
+                    groups.push(g.clone());
+                }
+                groups.push(g);
+            }
+            groups.truncate(next as usize);
+            let sets = moments(&buffers, &groups, &unit, &units);
+            let size_in =
+                |set: &[(u32, i64)], u: u32| set.iter().find(|&&(v, _)| v == u).map(|&(_, s)| s);
+            // A group's own set: its units, each at its tallest member.
+            let own: Vec<Vec<(u32, i64)>> = groups
+                .iter()
+                .map(|g| {
+                    let mut set: Vec<(u32, i64)> = Vec::new();
+                    for &m in g {
+                        let (u, size) = (unit[m as usize], buffers[m as usize].size);
+                        match set.iter_mut().find(|(v, _)| *v == u) {
+                            Some(entry) => entry.1 = entry.1.max(size),
+                            None => set.push((u, size)),
+                        }
+                    }
+                    set.sort_unstable();
+                    set
+                })
+                .collect();
+            let holds = |h: &[(u32, i64)], g: &[(u32, i64)]| {
+                g.iter()
+                    .all(|&(u, size)| size_in(h, u).is_some_and(|s| s >= size))
+            };
+            for (g, set) in own.iter().enumerate() {
+                let held = sets.iter().any(|m| holds(m, set));
+                assert!(held, "group {g} {set:?} is in no moment: {sets:?}");
+            }
+            for (i, m) in sets.iter().enumerate() {
+                assert!(own.contains(m), "moment {m:?} is no group's");
+                for (j, other) in sets.iter().enumerate() {
+                    assert!(i == j || !holds(other, m), "{other:?} holds {m:?}");
+                }
+            }
+            dropped += usize::from(sets.len() < groups.len());
+            // A group whose units another holds, but one at a smaller size.
+            by_size += usize::from(own.iter().enumerate().any(|(g, set)| {
+                own.iter().enumerate().any(|(h, other)| {
+                    g != h
+                        && set.iter().all(|&(u, _)| size_in(other, u).is_some())
+                        && !holds(other, set)
+                })
+            }));
+        }
+        assert!(
+            dropped > 500 && by_size > 50,
+            "{dropped} dropped, {by_size} by size"
+        );
     }
 
     /// Separations declared pair by pair among three sets of buffers
