@@ -85,9 +85,16 @@ impl Problem {
                 }
             }
         }
-        if let Some(latest) = (0..self.len()).max_by_key(|&i| self.buffers()[i].upper) {
-            let upper = self.buffers()[latest].upper;
-            self.check_separation_time(latest, &self.buffers()[latest].id, upper, 1)?;
+        // One more moment must fit after the latest lifetime; the buffer
+        // that ends last is looked for only to name it when it does not.
+        if self
+            .check_separation_time(0, "", self.latest_upper, 1)
+            .is_err()
+        {
+            if let Some(latest) = (0..self.len()).max_by_key(|&i| self.buffers()[i].upper) {
+                let upper = self.buffers()[latest].upper;
+                self.check_separation_time(latest, &self.buffers()[latest].id, upper, 1)?;
+            }
         }
         let id = self.links.separations.len() as u32;
         for &m in &group {
@@ -433,5 +440,44 @@ mod tests {
         p.separate(&[2, 10]).unwrap();
         assert!(p.colocate(&[3, 11]).is_err());
         assert!(p.separate(&[0, 8]).is_err());
+    }
+
+    /// The moments of separations must fit after the latest lifetime: a
+    /// group that would need one past `i64::MAX` is refused, naming the
+    /// buffer that ends last, and changes nothing. The latest end follows
+    /// the buffers as they are pushed, replaced and dropped.
+    #[test]
+    fn separations_need_time_after_the_latest_lifetime() {
+        let near_end = i64::MAX - 3;
+        let buffers = alloc::vec![
+            Buffer::new("a", 0, 10, 1),
+            Buffer::new("late", 5, near_end, 1),
+            Buffer::new("b", 2, 4, 1),
+        ];
+        let mut p = Problem::new(100, buffers).unwrap();
+        // One group takes two moments: they fit, and a second's do not.
+        p.separate(&[0, 2]).unwrap();
+        let refused = p.separate(&[0, 1]).unwrap_err();
+        match &refused {
+            Error::Link {
+                first,
+                first_id,
+                reason: LinkError::NoTimeAfter { upper },
+                ..
+            } => {
+                assert_eq!((*first, first_id.as_str(), *upper), (1, "late", near_end));
+            }
+            other => panic!("{other:?}"),
+        }
+        assert_eq!(p.separations().len(), 1);
+        // Once the late buffer ends sooner, the group fits.
+        p.replace(1, Buffer::new("late", 5, 20, 1)).unwrap();
+        p.separate(&[0, 1]).unwrap();
+        // A buffer pushed that late is refused as well: no room for the
+        // moments of the groups there are.
+        assert!(p.push(Buffer::new("later", 0, near_end, 1)).is_err());
+        assert_eq!(p.latest_upper, 20);
+        p.truncate(1);
+        assert_eq!(p.latest_upper, 10);
     }
 }

@@ -33,6 +33,11 @@ pub struct Problem {
     /// lives, to order buffers, stops there ([`Problem::lived`]). `i64::MAX`
     /// where there are none.
     moments_from: i64,
+    /// The latest end of a lifetime (0 for no buffers): the separation
+    /// moments go after it, so each group declared checks that they fit
+    /// (without a scan of the buffers per group).
+    #[cfg(feature = "constraints")]
+    pub(crate) latest_upper: i64,
     /// Colocations and separations (see [`super::links`]).
     #[cfg(feature = "constraints")]
     pub(crate) links: Links,
@@ -52,6 +57,10 @@ impl Problem {
             let index = problem.buffers.len();
             problem.check_buffer(index, &mut buffer)?;
             (problem.reach, problem.fixed_reach) = problem.check_reach(index, &buffer, None)?;
+            #[cfg(feature = "constraints")]
+            {
+                problem.latest_upper = problem.latest_upper.max(buffer.upper);
+            }
             problem.buffers.push(buffer);
         }
         problem.check_ids()?;
@@ -69,6 +78,8 @@ impl Problem {
             reach: 0,
             fixed_reach: 0,
             moments_from: i64::MAX,
+            #[cfg(feature = "constraints")]
+            latest_upper: 0,
             #[cfg(feature = "constraints")]
             links: Links::default(),
             #[cfg(feature = "constraints")]
@@ -96,6 +107,10 @@ impl Problem {
             }
         }
         (self.reach, self.fixed_reach) = reach;
+        #[cfg(feature = "constraints")]
+        {
+            self.latest_upper = self.latest_upper.max(buffer.upper);
+        }
         self.buffers.push(buffer);
         Ok(index)
     }
@@ -132,12 +147,23 @@ impl Problem {
         }
         (self.reach, self.fixed_reach) = reach;
         self.buffers[index] = buffer;
+        #[cfg(feature = "constraints")]
+        self.find_latest_upper();
         Ok(())
     }
 
     /// Drops the buffers from `len` on (to undo a partial batch).
     pub(crate) fn truncate(&mut self, len: usize) {
         self.buffers.truncate(len);
+        #[cfg(feature = "constraints")]
+        self.find_latest_upper();
+    }
+
+    /// Sets [`Problem::latest_upper`] from the buffers (a scan: after a
+    /// buffer is replaced or dropped, which may lower it).
+    #[cfg(feature = "constraints")]
+    fn find_latest_upper(&mut self) {
+        self.latest_upper = self.buffers.iter().map(|b| b.upper).max().unwrap_or(0);
     }
 
     /// The buffers, in the order given.
