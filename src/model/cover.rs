@@ -67,13 +67,17 @@ pub(super) fn moments(
 
 /// Above this many words of bit sets (a group's units, one bit a unit)
 /// the groups are kept as they are.
-const MAX_SET_WORDS: usize = 1 << 22;
+const MAX_SET_WORDS: usize = 1 << 20;
+/// Nor are more words compared than this, in all: a held group that is
+/// kept changes nothing but the encoding's size.
+const MAX_COMPARED: u64 = 1 << 26;
 
 /// The groups of `sets` (each its units, sorted, with their sizes) that
 /// no other group holds: `h` holds `g` when each unit of `g` is in `h` at
 /// a size at least the one it has in `g`, and `g` does not hold `h` in
 /// turn or comes after it. Each group is checked against the groups of
-/// its unit in the fewest, with bit sets over the units.
+/// its unit in the fewest, with bit sets over the units (the words its
+/// own units span).
 fn not_held(sets: &[Vec<(u32, i64)>], units: usize) -> Vec<usize> {
     let all = || (0..sets.len()).collect();
     let words = units.div_ceil(64);
@@ -88,8 +92,19 @@ fn not_held(sets: &[Vec<(u32, i64)>], units: usize) -> Vec<usize> {
             groups_of[u as usize].push(g as u32);
         }
     }
-    let row = |g: usize| &bits[g * words..(g + 1) * words];
-    let within = |g: usize, h: usize| row(g).iter().zip(row(h)).all(|(a, b)| a & !b == 0);
+    // The words group `g`'s units span (its units are sorted).
+    let span = |g: usize| match (sets[g].first(), sets[g].last()) {
+        (Some(&(a, _)), Some(&(b, _))) => a as usize / 64..b as usize / 64 + 1,
+        _ => 0..0,
+    };
+    let compared = core::cell::Cell::new(0u64);
+    let within = |g: usize, h: usize| {
+        let words_g = span(g);
+        compared.set(compared.get() + words_g.len() as u64);
+        words_g
+            .map(|w| (bits[g * words + w], bits[h * words + w]))
+            .all(|(a, b)| a & !b == 0)
+    };
     // Sizes differ between groups only for a colocated unit (its tallest
     // separated member): checked unit by unit, both sets being sorted.
     let sized = |g: usize, h: usize| {
@@ -100,22 +115,33 @@ fn not_held(sets: &[Vec<(u32, i64)>], units: usize) -> Vec<usize> {
                 .is_some_and(|&(v, held)| v == u && held >= size)
         })
     };
-    let holds = |h: usize, g: usize| h != g && within(g, h) && sized(g, h);
-    (0..sets.len())
-        .filter(|&g| {
-            let Some(rarest) = sets[g]
-                .iter()
-                .map(|&(u, _)| u as usize)
-                .min_by_key(|&u| groups_of[u].len())
-            else {
-                return true;
-            };
-            !groups_of[rarest].iter().any(|&h| {
-                let h = h as usize;
-                holds(h, g) && (h < g || !holds(g, h))
-            })
-        })
-        .collect()
+    let mut kept = Vec::with_capacity(sets.len());
+    for (g, set) in sets.iter().enumerate() {
+        let Some(rarest) = set
+            .iter()
+            .map(|&(u, _)| u as usize)
+            .min_by_key(|&u| groups_of[u].len())
+        else {
+            kept.push(g);
+            continue;
+        };
+        let mut held = false;
+        for &h in &groups_of[rarest] {
+            let h = h as usize;
+            let holds_g = h != g && within(g, h) && sized(g, h);
+            if holds_g && (h < g || !(within(h, g) && sized(h, g))) {
+                held = true;
+                break;
+            }
+        }
+        if compared.get() > MAX_COMPARED {
+            return all();
+        }
+        if !held {
+            kept.push(g);
+        }
+    }
+    kept
 }
 
 /// The cover, if it applies and beats the groups.
@@ -459,6 +485,17 @@ mod tests {
             dropped > 500 && by_size > 50,
             "{dropped} dropped, {by_size} by size"
         );
+    }
+
+    /// Past the bit sets' limit nothing is dropped (each group keeps its
+    /// moment, as before the check): two alike groups stay two; within
+    /// it, one goes.
+    #[test]
+    fn past_the_limits_every_group_is_kept() {
+        let set = alloc::vec![(3u32, 1i64), (70, 2)];
+        let sets = [set.clone(), set];
+        assert_eq!(not_held(&sets, 128), [0]);
+        assert_eq!(not_held(&sets, 64 * (MAX_SET_WORDS / 2 + 1)), [0, 1]);
     }
 
     /// Separations declared pair by pair among three sets of buffers
