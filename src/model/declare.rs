@@ -477,7 +477,12 @@ mod tests {
         // moments of the groups there are.
         assert!(p.push(Buffer::new("later", 0, near_end, 1)).is_err());
         assert_eq!(p.latest_upper, 20);
+        // Another buffer replaced: later, or sooner (no scan needed).
+        p.replace(2, Buffer::new("b", 2, 30, 1)).unwrap();
+        assert_eq!(p.latest_upper, 30);
+        p.replace(0, Buffer::new("a", 0, 8, 1)).unwrap();
+        assert_eq!(p.latest_upper, 30);
         p.truncate(1);
-        assert_eq!(p.latest_upper, 10);
+        assert_eq!(p.latest_upper, 8);
     }
 }

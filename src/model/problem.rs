@@ -146,9 +146,20 @@ impl Problem {
             }
         }
         (self.reach, self.fixed_reach) = reach;
-        self.buffers[index] = buffer;
+        let before = core::mem::replace(&mut self.buffers[index], buffer);
+        // Most changes (a gap, an offset, a hint) keep the lifetime: only
+        // the buffer that ended last, ending sooner, calls for a scan.
         #[cfg(feature = "constraints")]
-        self.find_latest_upper();
+        {
+            let upper = self.buffers[index].upper;
+            if before.upper == self.latest_upper && upper < before.upper {
+                self.find_latest_upper();
+            } else {
+                self.latest_upper = self.latest_upper.max(upper);
+            }
+        }
+        #[cfg(not(feature = "constraints"))]
+        drop(before);
         Ok(())
     }
 
@@ -159,8 +170,8 @@ impl Problem {
         self.find_latest_upper();
     }
 
-    /// Sets [`Problem::latest_upper`] from the buffers (a scan: after a
-    /// buffer is replaced or dropped, which may lower it).
+    /// Sets [`Problem::latest_upper`] from the buffers (a scan: after the
+    /// buffer that ended last ends sooner, or buffers are dropped).
     #[cfg(feature = "constraints")]
     fn find_latest_upper(&mut self) {
         self.latest_upper = self.buffers.iter().map(|b| b.upper).max().unwrap_or(0);
