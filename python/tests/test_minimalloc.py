@@ -240,6 +240,27 @@ def test_ctrl_c_cancels_the_solve_and_raises_keyboard_interrupt():
     p.add(0, 1, 1)
 
 
+def test_ctrl_c_while_the_solve_thread_starts_still_cancels_it(monkeypatch):
+    # Ctrl-C can land while the helper thread starts (Thread.start waits
+    # for it): the solve must still be cancelled and waited for, not left
+    # running on a problem the caller may change again.
+    real_start = threading.Thread.start
+
+    def start_then_interrupt(self):
+        real_start(self)
+        if self.name == "minimalloc-solve":
+            raise KeyboardInterrupt
+
+    monkeypatch.setattr(threading.Thread, "start", start_then_interrupt)
+    p = minimalloc.read_csv(LONG_SEARCH, LONG_CAPACITY)
+    start = time.monotonic()
+    with pytest.raises(KeyboardInterrupt):
+        p.solve(strategy="exact")
+    assert time.monotonic() - start < 30
+    assert not [t for t in threading.enumerate() if t.name == "minimalloc-solve"]
+    p.add(0, 1, 1)
+
+
 def test_the_gil_is_released_and_threads_solve_at_once():
     p = minimalloc.read_csv(LONG_SEARCH, LONG_CAPACITY)
     ticks = [0]

@@ -654,27 +654,46 @@ def _solve_interruptibly(problem: Any, options: Any, out: Any) -> int:
         return int(lib.minimalloc_solve_with(problem, options, out))
     box: List[int] = []
     failure: List[BaseException] = []
+    began = threading.Event()
 
     def work() -> None:
+        began.set()
         try:
             box.append(int(lib.minimalloc_solve_with(problem, options, out)))
         except BaseException as e:  # pragma: no cover - cffi does not raise here
             failure.append(e)
 
     worker = threading.Thread(target=work, name="minimalloc-solve", daemon=True)
-    worker.start()
     try:
+        # Inside the try: Ctrl-C can come while the thread starts (start()
+        # waits for it), and the solve must be cancelled then too.
+        worker.start()
         while worker.is_alive():
             worker.join(0.05)
     except KeyboardInterrupt:
+        # The flag stays set: a solve that has not begun stops at once.
         lib.minimalloc_options_cancel(options)
-        worker.join()
+        _await_cancelled(worker, began)
         if box and box[0] == lib.MINIMALLOC_STATUS_OK:
             lib.minimalloc_solution_free(out[0])
         raise
     if failure:
         raise failure[0]
     return box[0]
+
+
+def _await_cancelled(worker: threading.Thread, began: threading.Event) -> None:
+    """Waits for a cancelled solve's thread to end, through any further
+    Ctrl-C: until it ends, the problem and the options are in use. A
+    thread interrupted while starting still begins (and stops at once);
+    one interrupted before it was made never does."""
+    while True:
+        try:
+            if began.wait(60.0):
+                worker.join()
+            return
+        except KeyboardInterrupt:
+            continue
 
 
 def plan(
