@@ -5,6 +5,7 @@ from __future__ import annotations
 import _thread
 import io
 import re
+import signal
 import threading
 import time
 
@@ -229,6 +230,17 @@ def test_cancel_from_another_thread():
 
 
 def test_ctrl_c_cancels_the_solve_and_raises_keyboard_interrupt():
+    # interrupt_main does nothing where SIGINT is ignored, as it is for a
+    # job a shell starts in the background without job control: Python's
+    # own handler is put back for the test.
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        _ctrl_c_cancels_the_solve()
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
+def _ctrl_c_cancels_the_solve():
     p = minimalloc.read_csv(LONG_SEARCH, LONG_CAPACITY)
     timer = threading.Timer(0.3, _thread.interrupt_main)
     timer.start()
