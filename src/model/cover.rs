@@ -57,12 +57,17 @@ pub(super) fn moments(
         })
         .collect();
     let kept = not_held(&per_group, units.len());
-    if kept.len() < groups.len() {
-        let groups: Vec<Vec<u32>> = kept.iter().map(|&g| groups[g].clone()).collect();
-        let per_group: Vec<Vec<(u32, i64)>> = kept.iter().map(|&g| per_group[g].clone()).collect();
-        return cover(&groups, unit, units, &per_group).unwrap_or(per_group);
+    if kept.len() == groups.len() {
+        return cover(groups, unit, units, &per_group).unwrap_or(per_group);
     }
-    cover(groups, unit, units, &per_group).unwrap_or(per_group)
+    let groups: Vec<Vec<u32>> = kept.iter().map(|&g| groups[g].clone()).collect();
+    let mut per_group = per_group;
+    let mut index = 0;
+    per_group.retain(|_| {
+        index += 1;
+        kept.binary_search(&(index - 1)).is_ok()
+    });
+    cover(&groups, unit, units, &per_group).unwrap_or(per_group)
 }
 
 /// Above this many words of bit sets (a group's units, one bit a unit)

@@ -146,20 +146,17 @@ impl Problem {
             }
         }
         (self.reach, self.fixed_reach) = reach;
-        let before = core::mem::replace(&mut self.buffers[index], buffer);
         // Most changes (a gap, an offset, a hint) keep the lifetime: only
         // the buffer that ended last, ending sooner, calls for a scan.
         #[cfg(feature = "constraints")]
-        {
-            let upper = self.buffers[index].upper;
-            if before.upper == self.latest_upper && upper < before.upper {
-                self.find_latest_upper();
-            } else {
-                self.latest_upper = self.latest_upper.max(upper);
-            }
+        let (before, after) = (self.buffers[index].upper, buffer.upper);
+        self.buffers[index] = buffer;
+        #[cfg(feature = "constraints")]
+        if before == self.latest_upper && after < before {
+            self.find_latest_upper();
+        } else {
+            self.latest_upper = self.latest_upper.max(after);
         }
-        #[cfg(not(feature = "constraints"))]
-        drop(before);
         Ok(())
     }
 
