@@ -53,6 +53,7 @@ mod graph;
 mod graph_walk;
 #[cfg(feature = "constraints")]
 mod grow;
+mod memo;
 mod order;
 mod params;
 mod rounds;
@@ -62,6 +63,8 @@ mod tabu;
 #[cfg(all(test, feature = "constraints"))]
 mod testing;
 #[cfg(feature = "constraints")]
+mod turns;
+#[cfg(feature = "constraints")]
 mod walk;
 
 use alloc::vec;
@@ -70,11 +73,14 @@ use core::time::Duration;
 
 #[cfg(all(feature = "constraints", feature = "heuristics"))]
 pub(crate) use graph_walk::GraphWalk;
+pub(crate) use memo::Memo;
 pub use order::{BadPreorder, Key, Preorder};
 use order::{Orderings, Traits};
 pub use params::Params;
 use rounds::{solve_part, Rotation};
 use search::{RunEnd, Search, FREE};
+#[cfg(feature = "constraints")]
+use turns::{Turn, Turns, KINDS};
 
 use crate::deadline::{Deadline, Poll, Stop};
 use crate::model::buffer::Buffer;
@@ -134,16 +140,6 @@ pub fn solve(
     solve_remembering(problem, capacity, params, deadline, &mut Memo::default())
 }
 
-/// What the exact search keeps from one call to the next on one problem:
-/// the states the conflict graph's search exhausted (see `failed`), so
-/// that the planner's rounds, which call again with twice the nodes,
-/// do not search them again.
-#[derive(Default)]
-pub(crate) struct Memo {
-    #[cfg(feature = "constraints")]
-    failed: Option<failed::Failed>,
-}
-
 /// [`solve`], with what calls before it on the same problem kept in
 /// `memo` (a memo is never shared between problems). Inlined: the tiny
 /// build, where the memo is empty, stays the size it was.
@@ -194,24 +190,42 @@ fn solve_into(
         Ok(s) => s,
         Err(stop) => return Verdict::Stopped(stop),
     };
+    // Where the sweep's runs stood in each partition at this capacity.
+    #[cfg(feature = "heuristics")]
+    let mut positions = memo.positions.take(capacity).unwrap_or_default();
+    #[cfg(feature = "heuristics")]
+    positions.resize(sweep.partitions.len(), None);
+    #[cfg(not(feature = "heuristics"))]
+    let mut positions: [Option<rounds::Position>; 0] = [];
+    #[cfg(not(any(feature = "constraints", feature = "heuristics")))]
+    let _ = memo;
     // (Only separations make problems the graph suits: no graph without
     // them, as in the tiny build.)
     #[cfg(feature = "constraints")]
     let verdict = if params.conflict_graph && graph::applies(problem) {
         let failed = memo.failed.get_or_insert_with(failed::Failed::new);
-        let poll = &mut poll;
-        both_searches((problem, &sweep), capacity, params, (failed, poll), stats)
+        let turns = memo
+            .turns
+            .take(capacity)
+            .unwrap_or_else(|| Turns::new(problem, capacity));
+        let kept = (failed, &mut positions[..], turns);
+        let (verdict, turns) =
+            both_searches((problem, &sweep), capacity, params, kept, &mut poll, stats);
+        if let Some(turns) = turns {
+            memo.turns.put(capacity, turns);
+        }
+        verdict
     } else {
-        search_sweep(
-            problem, &sweep, capacity, params, &mut poll, stats, rotation,
-        )
+        let turns = (rotation, &mut positions[..]);
+        search_sweep(problem, &sweep, capacity, params, &mut poll, stats, turns)
     };
     #[cfg(not(feature = "constraints"))]
-    let _ = memo;
-    #[cfg(not(feature = "constraints"))]
-    let verdict = search_sweep(
-        problem, &sweep, capacity, params, &mut poll, stats, rotation,
-    );
+    let verdict = {
+        let turns = (rotation, &mut positions[..]);
+        search_sweep(problem, &sweep, capacity, params, &mut poll, stats, turns)
+    };
+    #[cfg(feature = "heuristics")]
+    memo.positions.put(capacity, positions);
     if let Verdict::Stopped(_) = verdict {
         sweep.discard();
     }
@@ -230,48 +244,48 @@ fn solve_into(
 /// than with the whole graph first (104 against 102), and the whole
 /// graph's search before the sweep proved 3 more of 80 kernels (50
 /// against 47); what the sweep settles in a few hundred nodes (larger,
-/// sparser kernels) waits 2,048 nodes of the others.
+/// sparser kernels) waits 2,048 nodes of the others. The turns go on
+/// from where the last call at this capacity left them (`turns`, and the
+/// sweep's `positions`); what they stand at is returned to be kept,
+/// unless the search was stopped.
 fn both_searches(
     (problem, sweep): (&Problem, &Sweep),
     capacity: i64,
     params: &Params,
-    (failed, poll): (&mut failed::Failed, &mut Poll<'_>),
+    (failed, positions, mut turns): (&mut failed::Failed, &mut [Option<rounds::Position>], Turns),
+    poll: &mut Poll<'_>,
     stats: &mut Stats,
-) -> Verdict {
-    let graph = conflicts::Graph::new(problem);
-    let mut walk = walk::Walk::new(problem, &graph, capacity, 0);
-    let mut grow = grow::Grow::new(problem, &graph);
+) -> (Verdict, Option<Turns>) {
     // The graph's turns share what they exhaust (see `failed`), with the
     // calls before this one.
     let (mut nodes, mut backtracks) = (0u64, 0u64);
-    let mut budget = 1024u64;
     let mut turn = params.clone();
-    let mut seed = 0u64;
     let verdict = 'turns: loop {
-        for kind in [Turn::Grow, Turn::Graph, Turn::Walk, Turn::Sweep] {
+        while turns.next < KINDS.len() {
+            let kind = KINDS[turns.next];
             let left = params.node_limit.map(|l| l.saturating_sub(nodes));
             if left == Some(0) {
                 break 'turns Verdict::NodeLimit;
             }
-            let limit = left.map_or(budget, |l| l.min(budget));
+            let limit = left.map_or(turns.budget, |l| l.min(turns.budget));
             stats.nodes = 0;
             stats.backtracks = 0;
+            let Turns {
+                graph,
+                walk,
+                grow,
+                seed,
+                ..
+            } = &mut turns;
             let verdict = match kind {
                 Turn::Sweep => {
                     turn.node_limit = Some(limit);
-                    search_sweep(
-                        problem,
-                        sweep,
-                        capacity,
-                        &turn,
-                        poll,
-                        stats,
-                        Rotation::Turns,
-                    )
+                    let runs = (Rotation::Turns, &mut *positions);
+                    search_sweep(problem, sweep, capacity, &turn, poll, stats, runs)
                 }
                 Turn::Walk => {
                     let weight = graph.node_weight();
-                    let (walked, work) = walk.run(&graph, (limit.saturating_mul(weight), 0), poll);
+                    let (walked, work) = walk.run(graph, (limit.saturating_mul(weight), 0), poll);
                     stats.nodes = work / weight;
                     match walked {
                         walk::Walked::Found(offsets) => Verdict::Solved(offsets),
@@ -281,7 +295,7 @@ fn both_searches(
                     }
                 }
                 Turn::Grow => {
-                    let (grown, used) = grow.run((problem, &graph), capacity, (limit, seed), poll);
+                    let (grown, used) = grow.run((problem, graph), capacity, (limit, *seed), poll);
                     stats.nodes = used;
                     match grown {
                         grow::Grown::Found(offsets) => Verdict::Solved(offsets),
@@ -292,13 +306,13 @@ fn both_searches(
                 }
                 Turn::Graph => {
                     let searched = graph::search(
-                        (problem, &graph),
+                        (problem, graph),
                         capacity,
-                        (Some(limit), seed),
+                        (Some(limit), *seed),
                         failed,
                         poll,
                     );
-                    seed += 1;
+                    *seed += 1;
                     stats.nodes = searched.nodes;
                     stats.backtracks = searched.backtracks;
                     match searched.end {
@@ -314,22 +328,20 @@ fn both_searches(
             if verdict != Verdict::NodeLimit {
                 break 'turns verdict;
             }
+            // A turn the call's limit cut short is the next call's first;
+            // a whole one is done.
+            if limit == turns.budget {
+                turns.next += 1;
+            }
         }
-        budget = budget.saturating_mul(2);
+        turns.next = 0;
+        turns.budget = turns.budget.saturating_mul(2);
     };
     stats.nodes = nodes;
     stats.backtracks = backtracks;
-    verdict
-}
-
-/// The turns of [`both_searches`].
-#[cfg(feature = "constraints")]
-#[derive(Clone, Copy)]
-enum Turn {
-    Graph,
-    Grow,
-    Walk,
-    Sweep,
+    // A stopped walk or part may be halfway through a step: not kept.
+    let keep = verdict == Verdict::NodeLimit;
+    (verdict, keep.then_some(turns))
 }
 
 /// Runs the search on a sweep of `problem`.
@@ -340,7 +352,7 @@ fn search_sweep(
     params: &Params,
     poll: &mut Poll<'_>,
     stats: &mut Stats,
-    rotation: Rotation,
+    (rotation, resumes): (Rotation, &mut [Option<rounds::Position>]),
 ) -> Verdict {
     let buffers = problem.buffers();
     stats.sections = sweep.sections;
@@ -400,16 +412,19 @@ fn search_sweep(
     }
     let mut budget = params.node_limit.unwrap_or(u64::MAX);
 
-    for part in search.partitions() {
+    for (i, part) in search.partitions().into_iter().enumerate() {
         if part.len == 0 {
             continue;
         }
+        // (The tiny build keeps no positions.)
+        let mut none = None;
+        let resume = resumes.get_mut(i).unwrap_or(&mut none);
         let verdict = solve_part(
             &mut search,
             (part, shaken, rotation),
             problem,
             capacity,
-            &mut budget,
+            (&mut budget, resume),
             poll,
             (&mut stats.solved_by, &mut stats.shaken),
         );

@@ -2,6 +2,8 @@
 
 use alloc::vec::Vec;
 
+#[cfg(feature = "heuristics")]
+use super::{solve_remembering, Memo, Params, Verdict};
 use crate::math::align_up;
 use crate::model::problem::{Buffer, Gap, Problem};
 use crate::rng::Rng;
@@ -107,4 +109,61 @@ pub(super) fn planted(rng: &mut Rng, n: usize) -> Problem {
         }
     }
     problem
+}
+
+/// Calls of the search at each of `capacities`, alternating, each cut
+/// short by a node limit that starts at `first` and doubles per call,
+/// until every capacity is answered; on one memo for all the calls if
+/// `remembering`, else each on a memo of its own. The answers, and per
+/// capacity how many calls it took and their nodes in all.
+#[cfg(feature = "heuristics")]
+pub(super) fn answered_in_calls(
+    problem: &Problem,
+    capacities: [i64; 2],
+    (params, first, remembering): (&Params, u64, bool),
+) -> ([Verdict; 2], [u32; 2], [u64; 2]) {
+    let deadline = crate::deadline::Deadline::new(None, None, None);
+    let mut memo = Memo::default();
+    let (mut calls, mut nodes, mut limits) = ([0u32; 2], [0u64; 2], [first; 2]);
+    let mut answers: [Option<Verdict>; 2] = [None, None];
+    while answers.iter().any(Option::is_none) {
+        for k in 0..2 {
+            if answers[k].is_some() {
+                continue;
+            }
+            if !remembering {
+                memo = Memo::default();
+            }
+            let limited = Params {
+                node_limit: Some(limits[k]),
+                ..params.clone()
+            };
+            let (verdict, stats) =
+                solve_remembering(problem, capacities[k], &limited, &deadline, &mut memo);
+            calls[k] += 1;
+            nodes[k] += stats.nodes;
+            limits[k] *= 2;
+            if verdict != Verdict::NodeLimit {
+                answers[k] = Some(verdict);
+            }
+        }
+    }
+    (answers.map(|a| a.expect("answered")), calls, nodes)
+}
+
+/// Panics unless `got` decides as `one` at `capacity`: a valid placement
+/// below it where `one` places, the same verdict elsewhere.
+#[cfg(feature = "heuristics")]
+pub(super) fn assert_decides_as(
+    problem: &Problem,
+    capacity: i64,
+    (one, got): (&Verdict, &Verdict),
+    what: &str,
+) {
+    match (one, got) {
+        (Verdict::Solved(_), Verdict::Solved(offsets)) => {
+            assert!(fits(problem, offsets, capacity), "{what} at {capacity}")
+        }
+        (one, got) => assert_eq!(one, got, "{what} at {capacity}"),
+    }
 }
