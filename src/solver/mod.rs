@@ -246,8 +246,8 @@ fn solve_into(
 /// against 47); what the sweep settles in a few hundred nodes (larger,
 /// sparser kernels) waits 2,048 nodes of the others. The turns go on
 /// from where the last call at this capacity left them (`turns`, and the
-/// sweep's `positions`); what they stand at is returned to be kept,
-/// unless the search was stopped.
+/// sweep's `positions`); where they stand is returned to be kept when
+/// the call ends unanswered.
 fn both_searches(
     (problem, sweep): (&Problem, &Sweep),
     capacity: i64,
@@ -339,8 +339,12 @@ fn both_searches(
     };
     stats.nodes = nodes;
     stats.backtracks = backtracks;
-    // A stopped walk or part may be halfway through a step: not kept.
-    let keep = verdict == Verdict::NodeLimit;
+    // Unanswered, the turns are kept, stopped ones too: the walk stops
+    // between its steps, and a part's search between nodes (its table
+    // holds only states searched to the end), so they stand as a longer
+    // call would find them. (Where the exact search has a core of its
+    // own, its attempts end by their share of the time, stopped.)
+    let keep = matches!(verdict, Verdict::NodeLimit | Verdict::Stopped(_));
     (verdict, keep.then_some(turns))
 }
 
