@@ -114,7 +114,10 @@ mod tests {
         use crate::rng::Rng;
         let mut rng = Rng::new(0x7e2);
         let deadline = Deadline::new(None, None, None);
-        let params = Params::default();
+        let params = Params {
+            conflict_graph: true,
+            ..Params::default()
+        };
         let (mut on_graphs, mut resumed) = (0, 0);
         for i in 0..1_500 {
             let n = rng.below(4, 28) as usize;

@@ -328,11 +328,14 @@ fn both_searches(
             if verdict != Verdict::NodeLimit {
                 break 'turns verdict;
             }
-            // A turn the call's limit cut short is the next call's first;
-            // a whole one is done.
-            if limit == turns.budget {
-                turns.next += 1;
+            // A turn the call's limit cut short ends the call, and is the
+            // next call's first (run again whole: a turn may give back
+            // nodes unspent, or none, as a walk that cannot run does, and
+            // would else be run again at once on what is left, forever).
+            if limit < turns.budget {
+                break 'turns Verdict::NodeLimit;
             }
+            turns.next += 1;
         }
         turns.next = 0;
         turns.budget = turns.budget.saturating_mul(2);

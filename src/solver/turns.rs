@@ -48,3 +48,41 @@ pub(super) enum Turn {
     Walk,
     Sweep,
 }
+
+#[cfg(all(test, feature = "std"))]
+mod tests {
+    use crate::deadline::Deadline;
+    use crate::model::problem::{Buffer, Problem};
+    use crate::solver::{solve, Params, Verdict};
+
+    /// A turn that the call's node limit cuts short ends the call, even
+    /// one that gives back no nodes: here the heaviest clique is every
+    /// buffer, so the growing part is the whole problem at once and its
+    /// turn spends nothing. (Run again at once on what was left, such a
+    /// turn looped forever; the call runs on a thread of its own so that
+    /// the test fails rather than hangs.)
+    #[test]
+    fn a_turn_cut_short_ends_the_call() {
+        let buffers = (1..=6)
+            .map(|i| Buffer::new(alloc::format!("{i}"), 0, 1, i))
+            .collect();
+        let problem = Problem::new(21, buffers).expect("valid");
+        let (send, receive) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            let params = Params {
+                node_limit: Some(10),
+                conflict_graph: true,
+                ..Params::default()
+            };
+            let deadline = Deadline::new(None, None, None);
+            let _ = send.send(solve(&problem, 21, &params, &deadline).0);
+        });
+        let verdict = receive
+            .recv_timeout(std::time::Duration::from_secs(60))
+            .expect("the call ends");
+        assert!(
+            matches!(verdict, Verdict::NodeLimit | Verdict::Solved(_)),
+            "{verdict:?}"
+        );
+    }
+}
