@@ -12,8 +12,9 @@
 
 use std::time::Duration;
 
-use minimalloc::solver::{Params, Preorder};
-use minimalloc::{csv, plan, validate, Options, Status};
+use minimalloc::exact::{Params, Preorder};
+use minimalloc::io::csv;
+use minimalloc::{plan, validate, Options, Status};
 
 struct Variant {
     name: String,

@@ -159,7 +159,11 @@ fn main() {
         let spec = Spec::new(buffers, seed.wrapping_add(k as u64)).with_family(family);
         let mut separated = SHARES[share];
         let problem = match (memories, drawn) {
-            (true, _) => kernel_with_memories(spec, Some(SHARES[share])),
+            (true, _) => kernel_with_memories(
+                spec,
+                Some(SHARES[share]),
+                minimalloc::plan::first_fit_height,
+            ),
             (false, true) => generate_problem(spec).inspect(|problem| {
                 separated = separated_share(problem);
                 share = DRAWN

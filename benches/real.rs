@@ -30,8 +30,9 @@ mod common;
 use common::peak_rss_mb;
 
 use minimalloc::gen::{generate, generate_problem, kernel_problem, Family, Spec};
+use minimalloc::io::csv;
 use minimalloc::plan::describe;
-use minimalloc::{csv, max_load, plan, validate, Objective, Options, Problem, Progress};
+use minimalloc::{max_load, plan, validate, Objective, Options, Problem, Progress};
 
 fn iopddl_dir() -> std::path::PathBuf {
     std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/benchmarks/iopddl")

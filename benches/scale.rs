@@ -26,8 +26,9 @@ use common::peak_rss_mb;
 
 use minimalloc::gen::{generate, Spec};
 use minimalloc::heuristic::{run, Strategy};
+use minimalloc::io::csv;
 use minimalloc::plan::describe;
-use minimalloc::{csv, max_load, plan, validate, Objective, Options, Problem, Solution};
+use minimalloc::{max_load, plan, validate, Objective, Options, Problem, Solution};
 
 /// One row, run in this process: prints it as tab-separated fields.
 fn row(spec: &str) {

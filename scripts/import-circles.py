@@ -1,11 +1,15 @@
 #!/usr/bin/env python3
-"""Finds import circles between the files of src/: prints each and exits 1.
+"""Finds import circles in src/: prints each and exits 1.
 
-A file uses another when its code (tests left out) names an item of it: a
-path through `crate::`, `super::` or `self::`, or a child module declared
-with `mod`. A child that names its parent's items uses the parent; a
-parent's `mod child;` alone is not a use. Imports must only go down, so
-the graph of uses must have no cycle.
+Two graphs, and neither may have a cycle:
+- between files: a file uses another when its code (tests left out) names
+  an item of it: a path through `crate::`, `super::` or `self::`, or a
+  child module declared with `mod`. A child that names its parent's items
+  uses the parent; a parent's `mod child;` alone is not a use.
+- between rooms (the library's top modules: `base`, `model`, `exact`, ...),
+  test modules included: a room uses another when any of its files, or
+  their tests, names an item of the other. A unit test may call down into
+  a lower room's fixtures, never up into a room built on its own.
 """
 import os
 import re
@@ -24,14 +28,17 @@ def module_of(rel, root_name):
     return tuple(parts)
 
 
-def code_of(text):
-    """The file's code without comments, strings and test modules."""
+def code_of(text, tests=False):
+    """The file's code without comments and strings; its test modules only
+    if `tests`, else the code before them."""
     text = re.sub(r"//[^\n]*", "", text)
     text = re.sub(r'"(\\.|[^"\\])*"', '""', text)
     # A test module: `#[cfg(test)]`, or `test` beside features in `all(...)`.
     cut = re.search(
         r"#\[cfg\((all\()?test\b[^\]]*\]\s*(pub(\([^)]*\))?\s+)?mod\s+\w+\s*\{", text
     )
+    if tests:
+        return text[cut.start():] if cut else ""
     if cut:
         text = text[: cut.start()]
     return text
@@ -71,15 +78,18 @@ def check(root, root_name):
                 return path[:k]
         return None
 
-    uses = {m: set() for m in modules}
-    for mod, (rel, code) in files.items():
+    def find_uses(mod, code, nest):
+        """The file modules `code` (in file module `mod`, inside `nest`
+        inline modules) names, other than `mod` itself."""
+        found = set()
+        at = list(mod) + ["tests"] * nest
         children = set(re.findall(r"^\s*(?:pub(?:\([^)]*\))?\s+)?mod\s+(\w+)\s*;", code, re.M))
         for m in re.finditer(r"\b((?:crate|super|self)(?:::\w+)+|(?:\w+)(?:::\w+)+)", code):
             parts = m.group(1).split("::")
             if parts[0] == "crate":
                 target = tuple(parts[1:])
             elif parts[0] in ("super", "self"):
-                base = list(mod)
+                base = list(at)
                 while parts and parts[0] in ("super", "self"):
                     if parts[0] == "super":
                         base = base[:-1]
@@ -92,13 +102,15 @@ def check(root, root_name):
             # `use x::{a, b}`: the braces' items are under the prefix.
             got = resolve(target)
             if got is not None and got != mod:
-                uses[mod].add(got)
+                found.add(got)
         # `use super::{a, b::C}`, `use crate::x::{...}`, `use child::{...}`.
         for m in re.finditer(r"\buse\s+(\w+(?:::\w+)*)::\{([^;]*)\};", code):
             prefix = m.group(1).split("::")
             if prefix[0] == "crate":
                 base, rest = [], prefix[1:]
-            elif prefix[0] in ("super", "self") or prefix[0] in children:
+            elif prefix[0] in ("super", "self"):
+                base, rest = list(at), prefix
+            elif prefix[0] in children:
                 base, rest = list(mod), prefix
             else:
                 continue
@@ -109,9 +121,32 @@ def check(root, root_name):
                     continue
                 got = resolve(tuple(base + item.split("::")[:1]))
                 if got is not None and got != mod:
-                    uses[mod].add(got)
+                    found.add(got)
+        return found
 
-    # Cycles: strongly connected components of more than one file.
+    uses = {m: find_uses(m, code, 0) for m, (rel, code) in files.items()}
+    found = report(cycles(uses), lambda m: name_of(root, files, m), uses)
+    if root_name == "lib":
+        # Rooms: the top modules of the library, tests included.
+        room = lambda m: m[:1]
+        rooms = {room(m): set() for m in modules if m}
+        for m, (rel, code) in files.items():
+            if not m:
+                continue
+            text = open(os.path.join(root, rel)).read()
+            named = uses[m] | find_uses(m, code_of(text, tests=True), 1)
+            rooms[room(m)] |= {room(w) for w in named if w and room(w) != room(m)}
+        found += report(cycles(rooms), lambda r: "room " + r[0], rooms)
+    return found
+
+
+def name_of(root, files, m):
+    prefix = os.path.relpath(root, os.path.join(SRC, ".."))
+    return os.path.join(prefix, files[m][0])
+
+
+def cycles(uses):
+    """The strongly connected components of more than one node."""
     index, low, stack, on, comps, counter = {}, {}, [], set(), [], [0]
 
     def visit(v):
@@ -137,11 +172,14 @@ def check(root, root_name):
                 comps.append(comp)
 
     sys.setrecursionlimit(10000)
-    for v in sorted(modules):
+    for v in sorted(uses):
         if v not in index:
             visit(v)
-    prefix = os.path.relpath(root, os.path.join(SRC, ".."))
-    name = lambda m: os.path.join(prefix, files[m][0])
+    return comps
+
+
+def report(comps, name, uses):
+    """Prints each circle and the uses within it; returns how many."""
     for comp in comps:
         members = set(comp)
         print("circle: " + ", ".join(sorted(name(m) for m in comp)))

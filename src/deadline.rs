@@ -231,7 +231,7 @@ pub(crate) fn sort_polled<T: Ord + Copy>(v: &mut [T], poll: &mut Poll<'_>) -> Re
     const STEP: usize = 1 << 12;
     let n = v.len();
     for chunk in v.chunks_mut(RUN) {
-        crate::sort::sort(chunk);
+        crate::base::sort::sort(chunk);
         poll.tick(16 * chunk.len() as u64)?;
     }
     if n <= RUN {

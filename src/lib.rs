@@ -7,7 +7,7 @@
 //!
 //! The exact strategy is MiniMalloc (Moffitt, ASPLOS 2023): a depth-first
 //! search over canonical partial solutions with section inference,
-//! dominance pruning and dynamic temporal decomposition; see [`solver`].
+//! dominance pruning and dynamic temporal decomposition; see [`exact`].
 //!
 //! ```
 //! use minimalloc::{plan, Buffer, Options, Problem, Status};
@@ -29,7 +29,7 @@
 //! minimalloc::validate(&problem, &solution).unwrap();
 //! ```
 //!
-//! The core (everything but [`csv`] and the threads) uses only `core` and
+//! The core (everything but [`io`] and the threads) uses only `core` and
 //! `alloc`: build with `--no-default-features` for a `no_std` library.
 #![cfg_attr(not(feature = "std"), no_std)]
 #![deny(unsafe_op_in_unsafe_fn)]
@@ -43,46 +43,31 @@ extern crate alloc;
 #[cfg(all(not(feature = "std"), panic = "unwind"))]
 extern crate std;
 
-#[cfg(feature = "constraints")]
-mod bits;
-#[cfg(all(feature = "constraints", feature = "heuristics"))]
-mod clique;
-#[cfg(feature = "std")]
-pub mod csv;
+// The rooms, lowest first: each imports only from those above it in this
+// list (`deadline` and `runtime` stand beside `base`).
+mod base;
 pub mod deadline;
+pub mod exact;
 pub mod ffi;
+#[cfg(any(test, feature = "gen"))]
 pub mod gen;
+#[cfg(feature = "constraints")]
+mod graph;
 #[cfg(feature = "heuristics")]
 pub mod heuristic;
-pub mod load;
-mod math;
+#[cfg(feature = "std")]
+pub mod io;
 pub mod model;
 pub mod plan;
-#[cfg(feature = "constraints")]
-mod reuse;
-mod rng;
 #[cfg(not(feature = "std"))]
 mod runtime;
-pub mod solution;
-pub mod solver;
-mod sort;
-#[cfg(feature = "std")]
-pub mod svg;
-pub mod sweep;
-mod text;
-mod trees;
-
-// The model's modules keep the paths they had before they moved under it.
-pub use model::{error, problem};
-#[cfg(feature = "constraints")]
-pub use model::{links, pools};
 
 pub use deadline::{Deadline, Stop};
-pub use load::max_load;
+pub use model::load::max_load;
+pub use model::problem::{Buffer, BufferError, Error, Field, Gap, Lifetime, Problem, Window};
+#[cfg(feature = "constraints")]
+pub use model::solution::validate_pooled;
+pub use model::solution::{validate, Solution, ValidationError};
 pub use plan::{plan, Method, Objective, Options, Outcome, Source, Status};
 #[cfg(feature = "heuristics")]
 pub use plan::{Progress, Report};
-pub use problem::{Buffer, BufferError, Error, Field, Gap, Lifetime, Problem, Window};
-#[cfg(feature = "constraints")]
-pub use solution::validate_pooled;
-pub use solution::{validate, Solution, ValidationError};

@@ -335,10 +335,12 @@ fn tiny_build_has_the_same_api() {
     // (a wrong answer before) and the one math home pushed it just over;
     // 68 KiB until the exact search's shaken restarts (+1.5 KiB: a fit on
     // the device has no heuristics to fall back on when the search's dive
-    // goes wrong near its root); the bound keeps it near what it was.
+    // goes wrong near its root); 70 KiB since the code moved into its
+    // rooms (longer file names in every panic location: ~100 bytes). The
+    // bound keeps it near what it was.
     assert!(
-        size <= 69 * 1024,
-        "the tiny build is {size} bytes, over 69 KiB"
+        size <= 70 * 1024,
+        "the tiny build is {size} bytes, over 70 KiB"
     );
     dlopen_test(&scratch("tiny-dlopen"), &tiny);
     // The whole API test, against the no_std build.

@@ -3,7 +3,8 @@
 use std::path::PathBuf;
 use std::process::{Command, Output};
 
-use minimalloc::{csv, validate, Solution};
+use minimalloc::io::csv;
+use minimalloc::{validate, Solution};
 
 fn bin() -> Command {
     Command::new(env!("CARGO_BIN_EXE_minimalloc"))

@@ -8,7 +8,8 @@ use std::path::PathBuf;
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
-use minimalloc::{csv, validate, Solution};
+use minimalloc::io::csv;
+use minimalloc::{validate, Solution};
 
 fn bin() -> Command {
     Command::new(env!("CARGO_BIN_EXE_minimalloc"))

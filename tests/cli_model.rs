@@ -5,8 +5,9 @@
 use std::path::PathBuf;
 use std::process::{Command, Output};
 
-use minimalloc::pools::Pool;
-use minimalloc::{csv, validate, validate_pooled, Lifetime, Solution};
+use minimalloc::io::csv;
+use minimalloc::model::pools::Pool;
+use minimalloc::{validate, validate_pooled, Lifetime, Solution};
 
 fn bin() -> Command {
     Command::new(env!("CARGO_BIN_EXE_minimalloc"))

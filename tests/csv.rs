@@ -4,7 +4,7 @@
 mod common;
 
 use common::{random_problem, Rng, Shape};
-use minimalloc::csv::{read, read_with, write_problem};
+use minimalloc::io::csv::{read, read_with, write_problem};
 use minimalloc::{Gap, Lifetime, Window};
 
 #[test]

@@ -5,7 +5,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
-use minimalloc::{csv, plan, Options, Problem, Status};
+use minimalloc::io::csv;
+use minimalloc::{plan, Options, Problem, Status};
 
 /// Instance J at its max load: a search that runs for many seconds. (D
 /// at its max load was one until fitting took the coarse level, which

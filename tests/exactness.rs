@@ -5,7 +5,7 @@
 mod common;
 
 use common::{brute_force, random_problem, Rng, Shape};
-use minimalloc::solver::Params;
+use minimalloc::exact::Params;
 use minimalloc::{plan, validate, Method, Options, Problem, Status};
 
 /// Runs the exact search alone and checks its answer against brute force.
@@ -23,7 +23,7 @@ fn check(problem: &Problem, params: &Params, what: &str) -> (Status, Option<bool
 fn check_with(problem: &Problem, options: &Options, what: &str) -> (Status, Option<bool>) {
     let outcome = plan(problem, options);
     let brute = brute_force(problem);
-    let dump = || minimalloc::csv::write_problem(problem, None);
+    let dump = || minimalloc::io::csv::write_problem(problem, None);
     match outcome.status {
         Status::Solved => {
             let s = outcome.solution.as_ref().unwrap();

@@ -1,6 +1,7 @@
 //! The bundled examples and the challenging suite, solved and validated.
 
-use minimalloc::{csv, plan, validate, Options, Problem, Status};
+use minimalloc::io::csv;
+use minimalloc::{plan, validate, Options, Problem, Status};
 
 fn read(path: &str, capacity: i64) -> Problem {
     let full = format!("{}/{path}", env!("CARGO_MANIFEST_DIR"));

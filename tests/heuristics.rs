@@ -8,10 +8,9 @@ use std::time::Duration;
 use common::{brute_force, random_problem, Rng, Shape};
 use minimalloc::gen::{generate, Spec};
 use minimalloc::heuristic::{run, run_variant, Strategy, Variant};
-use minimalloc::solution::validate_below;
-use minimalloc::{
-    csv, max_load, plan, validate, Method, Objective, Options, Problem, Source, Status,
-};
+use minimalloc::io::csv;
+use minimalloc::model::solution::validate_below;
+use minimalloc::{max_load, plan, validate, Method, Objective, Options, Problem, Source, Status};
 
 fn challenging(name: char) -> Problem {
     let path = format!(

@@ -46,7 +46,7 @@ fn check(problem: &Problem, options: &Options, brute: &Option<Vec<i64>>, what: &
     let dump = || {
         format!(
             "{}colocations {:?} separations {:?} capacity {}",
-            minimalloc::csv::write_problem(problem, None),
+            minimalloc::io::csv::write_problem(problem, None),
             problem.colocations(),
             problem.separations(),
             problem.capacity()
@@ -294,7 +294,7 @@ fn conflicts_cannot_fit_and_irreducible_ones_are_minimal() {
         checked += 1;
         let c = outcome.conflict.expect("an infeasible fit explains itself");
         assert!(!c.buffers.is_empty() && c.buffers.windows(2).all(|w| w[0] < w[1]));
-        let dump = || minimalloc::csv::write_problem(&problem, None);
+        let dump = || minimalloc::io::csv::write_problem(&problem, None);
         // The conflict alone cannot fit.
         assert!(
             common::brute_force(&subset(&problem, &c.buffers)).is_none(),
@@ -331,7 +331,7 @@ fn the_paper_example_at_11_names_its_conflict() {
         "/benchmarks/examples/paper.12.csv"
     ))
     .unwrap();
-    let (problem, _) = minimalloc::csv::read(&text, 11).unwrap();
+    let (problem, _) = minimalloc::io::csv::read(&text, 11).unwrap();
     let outcome = plan(&problem, &Options::default());
     assert_eq!(outcome.status, Status::Infeasible);
     let c = outcome.conflict.unwrap();
@@ -415,7 +415,7 @@ fn the_conflict_bound_is_sound_against_brute_force() {
             outcome.lower_bound <= lowest,
             "instance {i}: bound {} above the lowest height {lowest}\n{}separations {:?} colocations {:?}",
             outcome.lower_bound,
-            minimalloc::csv::write_problem(&problem, None),
+            minimalloc::io::csv::write_problem(&problem, None),
             problem.separations(),
             problem.colocations()
         );
@@ -427,7 +427,7 @@ fn the_conflict_bound_is_sound_against_brute_force() {
                 outcome.status == Status::NotFound && outcome.stats.interleaving > 0,
                 "instance {i}: minimising placed nothing ({:?}), brute force {lowest}\n{}",
                 outcome.status,
-                minimalloc::csv::write_problem(&problem, None),
+                minimalloc::io::csv::write_problem(&problem, None),
             );
             continue;
         };
@@ -556,7 +556,7 @@ fn bounds_rounded_to_the_height_grain_stay_below_the_optimum() {
             outcome.lower_bound <= k * lowest,
             "instance {i}: bound {} above {k} x {lowest}\n{}",
             outcome.lower_bound,
-            minimalloc::csv::write_problem(&big, None),
+            minimalloc::io::csv::write_problem(&big, None),
         );
         if let Some(s) = outcome.solution.as_ref() {
             validate(&big, s).unwrap();

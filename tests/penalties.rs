@@ -84,7 +84,7 @@ fn the_least_penalty_matches_brute_force() {
         let dump = || {
             format!(
                 "instance {i}\n{}colocations {:?} separations {:?} penalties {:?} capacity {}",
-                minimalloc::csv::write_problem(&problem, None),
+                minimalloc::io::csv::write_problem(&problem, None),
                 problem.colocations(),
                 problem.separations(),
                 problem.penalties().collect::<Vec<_>>(),

@@ -5,7 +5,7 @@
 mod common;
 
 use common::{conflict, random_problem, Rng, Shape};
-use minimalloc::pools::Pool;
+use minimalloc::model::pools::Pool;
 use minimalloc::{plan, validate_pooled, Objective, Options, Problem, Solution, Status};
 
 /// Whether buffers `a` and `b` are in one group of `groups`.
@@ -145,7 +145,7 @@ fn pools_match_brute_force_on_5000_random_instances() {
         let dump = || {
             format!(
                 "{}pools {:?}\nlists {:?}\ncolocations {:?} separations {:?}",
-                minimalloc::csv::write_problem(&problem, None),
+                minimalloc::io::csv::write_problem(&problem, None),
                 problem.pools(),
                 (0..problem.len())
                     .map(|b| problem.pools_of(b))

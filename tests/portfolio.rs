@@ -227,7 +227,12 @@ fn kernels_over_memories_have_their_shape_and_plan_validly() {
     let (mut pools_seen, mut reserved, mut colocated, mut fitted) = (0u32, 0, 0, 0);
     for seed in 0..40u64 {
         let spec = Spec::new(20 + (seed as usize * 7) % 120, seed);
-        let problem = kernel_with_memories(spec, Some(0.1 * (seed % 4) as f64)).unwrap();
+        let problem = kernel_with_memories(
+            spec,
+            Some(0.1 * (seed % 4) as f64),
+            minimalloc::plan::first_fit_height,
+        )
+        .unwrap();
         let pools = problem.pools();
         assert!((1..=5).contains(&pools.len()));
         pools_seen |= 1 << pools.len();

@@ -10,7 +10,7 @@ use core::ptr;
 use core::sync::atomic::{AtomicBool, AtomicI64, AtomicU64, Ordering};
 
 use super::{minimalloc_status, Message};
-use crate::text::{format, Arg::I};
+use crate::base::text::{format, Arg::I};
 
 /// What a solve aims for.
 #[repr(C)]
@@ -410,7 +410,7 @@ fn unknown(what: &str, value: c_int) -> Refusal {
         minimalloc_status::InvalidArgument,
         format(
             "unknown {} {}",
-            &[crate::text::Arg::S(what), I(i64::from(value))],
+            &[crate::base::text::Arg::S(what), I(i64::from(value))],
         ),
     )
 }
@@ -420,7 +420,7 @@ fn unsupported(what: &str) -> Refusal {
         minimalloc_status::Unsupported,
         format(
             "{} not in this build of the library (built without the heuristics feature)",
-            &[crate::text::Arg::S(what)],
+            &[crate::base::text::Arg::S(what)],
         ),
     )
 }

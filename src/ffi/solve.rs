@@ -9,11 +9,11 @@ use super::options::minimalloc_options;
 use super::problem::minimalloc_problem;
 use super::solution::minimalloc_solution;
 use super::{minimalloc_status, Message};
-use crate::plan::{plan, Method, Objective, Options, Status};
-use crate::text::{
+use crate::base::text::{
     format,
     Arg::{I, U},
 };
+use crate::plan::{plan, Method, Objective, Options, Status};
 
 /// Places every buffer of `problem` below its capacity, with no options
 /// but a timeout (0: none). On `MINIMALLOC_STATUS_OK` writes a new

@@ -13,17 +13,12 @@ use alloc::format;
 use alloc::vec::Vec;
 
 use super::spec::{log_uniform, Family, Spec};
+use crate::base::rng::Rng;
 use crate::model::problem::Buffer;
-use crate::rng::Rng;
-#[cfg(all(feature = "constraints", feature = "heuristics"))]
+#[cfg(feature = "constraints")]
 use {
-    crate::heuristic::Strategy,
-    crate::load::max_load,
-    crate::math::align_up,
-    crate::model::error::Error,
-    crate::model::pools::Pool,
-    crate::model::problem::Problem,
-    crate::plan::{plan, Method, Objective, Options},
+    crate::base::math::align_up, crate::model::error::Error, crate::model::load::max_load,
+    crate::model::pools::Pool, crate::model::problem::Problem,
 };
 
 /// An accelerator kernel of `spec.buffers` buffers (a few hundred at
@@ -160,21 +155,27 @@ fn draw_until(
     groups
 }
 
-#[cfg(all(feature = "constraints", feature = "heuristics"))]
+#[cfg(feature = "constraints")]
 /// The memories' names, in the order they are drawn.
 const MEMORIES: [&str; 5] = ["UB", "L1", "L0A", "L0B", "L0C"];
 /// A memory's capacity is its max load plus this many quarters of what
 /// first-fit needs above it.
-#[cfg(all(feature = "constraints", feature = "heuristics"))]
+#[cfg(feature = "constraints")]
 const STEPS: [i64; 6] = [0, 2, 3, 4, 4, 5];
 
 /// The problem of a kernel of `spec.buffers` buffers (plus reserved
 /// blocks) with about `separated` of its pairs separated (drawn from 0-50%
 /// when `None`), over its memories: each buffer may go to one memory only,
 /// as an operand of a given unit must. Capacity `i64::MAX`: the pools
-/// bound everything.
-#[cfg(all(feature = "constraints", feature = "heuristics"))]
-pub fn kernel_with_memories(spec: Spec, separated: Option<f64>) -> Result<Problem, Error> {
+/// bound everything. `first_fit` is the height a quick placement reaches
+/// on one memory's buffers (the caller's planner: a generator never calls
+/// one), which the memory's capacity is drawn against.
+#[cfg(feature = "constraints")]
+pub fn kernel_with_memories(
+    spec: Spec,
+    separated: Option<f64>,
+    first_fit: impl Fn(&Problem) -> i64,
+) -> Result<Problem, Error> {
     let (mut buffers, separations) = kernel(spec, separated);
     let mut rng = Rng::new(spec.seed ^ 0x4B3E_12E1_0000_0006);
     let n = buffers.len();
@@ -238,16 +239,7 @@ pub fn kernel_with_memories(spec: Spec, separated: Option<f64>) -> Result<Proble
         let members: Vec<usize> = (0..problem.len()).filter(|&i| memory[i] == m).collect();
         let sub = problem.subproblem(&members, i64::MAX, 32)?;
         let load = max_load(&sub);
-        let first_fit = Options {
-            objective: Objective::Minimize,
-            method: Method::Heuristic(Strategy::FirstFit),
-            restarts: Some(0),
-            threads: 1,
-            ..Options::default()
-        };
-        let height = plan(&sub, &first_fit)
-            .solution
-            .map_or(load, |s| s.height(&sub));
+        let height = first_fit(&sub).max(load);
         let quarters = STEPS[rng.below(0, STEPS.len() as i64) as usize];
         let capacity = align_up((load + (height - load) * quarters / 4).max(32), 32);
         let mut pool = Pool::new(*name, capacity);

@@ -31,12 +31,16 @@
 //!   that are local in time: each holds every buffer alive during a run
 //!   of consecutive ops (a pipeline stage whose units run at once), where
 //!   the kernel's groups are random subsets of the whole kernel.
+//!
+//! A fixture room (feature `gen`, not in the tiny build): it builds on the
+//! model alone and never calls the planner; where a family needs a
+//! placement's height, the caller passes one in.
 
 use alloc::format;
 use alloc::vec::Vec;
 
+use crate::base::rng::Rng;
 use crate::model::problem::Buffer;
-use crate::rng::Rng;
 
 mod kernel;
 mod planted;
@@ -44,7 +48,7 @@ mod spec;
 mod swept;
 
 pub use kernel::kernel;
-#[cfg(all(feature = "constraints", feature = "heuristics"))]
+#[cfg(feature = "constraints")]
 pub use kernel::kernel_with_memories;
 #[cfg(test)]
 pub(crate) use planted::planted_with_offsets;
@@ -282,10 +286,10 @@ mod tests {
                 assert_eq!(generate(spec), buffers);
                 assert_eq!(planted_optimum(spec), Some(height));
                 let problem = crate::model::problem::Problem::new(height, buffers).unwrap();
-                let solution = crate::solution::Solution { offsets };
-                crate::solution::validate(&problem, &solution).unwrap();
+                let solution = crate::model::solution::Solution { offsets };
+                crate::model::solution::validate(&problem, &solution).unwrap();
                 assert_eq!(solution.height(&problem), height);
-                assert_eq!(crate::load::max_load(&problem), height);
+                assert_eq!(crate::model::load::max_load(&problem), height);
             }
         }
     }
@@ -316,10 +320,10 @@ mod tests {
                 for group in &groups {
                     problem.separate(group).unwrap();
                 }
-                let solution = crate::solution::Solution { offsets };
-                crate::solution::validate(&problem, &solution).unwrap();
+                let solution = crate::model::solution::Solution { offsets };
+                crate::model::solution::validate(&problem, &solution).unwrap();
                 assert_eq!(solution.height(&problem), height);
-                assert_eq!(crate::load::max_load(&problem), height);
+                assert_eq!(crate::model::load::max_load(&problem), height);
                 assert!(problem.buffers().iter().all(|b| b.alignment == 32));
                 let pairs: usize = groups.iter().map(|g| g.len() * (g.len() - 1) / 2).sum();
                 dense += usize::from(separated == Some(0.5) && pairs * 4 >= n * (n - 1) / 2);

@@ -6,8 +6,8 @@ use alloc::format;
 use alloc::vec::Vec;
 
 use super::spec::Spec;
+use crate::base::rng::Rng;
 use crate::model::problem::Buffer;
-use crate::rng::Rng;
 
 /// The height of the rectangle [`Family::Planted`] cuts and
 /// [`Family::Swept`] fills: 2^20 bytes on a grid of 8 (or the alignment).

@@ -1,7 +1,7 @@
 //! What to generate: the families and the spec of one instance, and the
 //! size distribution the families draw from.
 
-use crate::rng::Rng;
+use crate::base::rng::Rng;
 
 /// Which kind of instance to generate.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]

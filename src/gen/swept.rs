@@ -9,8 +9,8 @@
 use alloc::vec::Vec;
 
 use super::spec::Spec;
+use crate::base::rng::Rng;
 use crate::model::problem::Buffer;
-use crate::rng::Rng;
 
 /// Longest lifetime of a piece, in steps.
 const LONGEST: i64 = 64;

@@ -7,10 +7,10 @@ use alloc::vec;
 use alloc::vec::Vec;
 
 use super::occupancy::Occupancy;
+use crate::base::math::align_up;
+use crate::base::trees::MaxTree;
 use crate::deadline::{sort_polled, Poll, Stop};
-use crate::math::align_up;
 use crate::model::problem::Problem;
-use crate::trees::MaxTree;
 
 /// Scratch space of [`Layout::lowest_free`], kept between buffers.
 #[derive(Default)]
@@ -418,9 +418,9 @@ fn stack_items(items: impl Iterator<Item = (i64, i64, Option<i64>)> + Clone) -> 
 #[cfg(all(test, feature = "constraints"))]
 mod tests {
     use super::*;
+    use crate::base::rng::Rng;
     use crate::deadline::Deadline;
     use crate::model::problem::Gap;
-    use crate::rng::Rng;
 
     /// A kernel's separations, lowered to moments after every lifetime,
     /// leave how long each buffer lives as it was, in time and in slots:

@@ -22,10 +22,14 @@
 //!
 //! `plain` and `perturbed` run a variant in its own order or in a
 //! seeded perturbation of it; `Repair` lowers a placement's peak a
-//! window at a time. The scheduler under [`crate::plan()`] decides which runs
+//! window at a time; `coarsen` plans a coarser problem whose placements
+//! are the original's. On a conflict graph (separated kernels), `tabu`
+//! and `graph_walk` are the planner's walks toward a capacity. The scheduler under [`crate::plan()`] decides which runs
 //! when.
 
 pub(crate) mod coarsen;
+#[cfg(feature = "constraints")]
+mod graph_walk;
 mod layout;
 mod occupancy;
 mod online;
@@ -34,7 +38,11 @@ mod place;
 mod repair;
 mod restarts;
 mod strategy;
+#[cfg(feature = "constraints")]
+mod tabu;
 
+#[cfg(feature = "constraints")]
+pub(crate) use graph_walk::GraphWalk;
 pub(crate) use layout::{stack, Layout};
 pub(crate) use repair::Repair;
 pub use restarts::{default_count, Best};
@@ -47,19 +55,22 @@ use crate::model::problem::Problem;
 /// Places every buffer of `problem` with `strategy` in its plain order,
 /// as low as it goes (the capacity is not consulted). `None` if fixed
 /// buffers overlap, so that nothing can be placed.
-pub fn run(problem: &Problem, strategy: Strategy) -> Option<crate::solution::Solution> {
+pub fn run(problem: &Problem, strategy: Strategy) -> Option<crate::model::solution::Solution> {
     run_variant(problem, Variant::plain(strategy))
 }
 
 /// [`run`] for one variant (a strategy with the depth of its layer).
 /// Colocations and separations are honoured as [`crate::plan()`] honours
 /// them: on the problem lowered to plain buffers.
-pub fn run_variant(problem: &Problem, variant: Variant) -> Option<crate::solution::Solution> {
+pub fn run_variant(
+    problem: &Problem,
+    variant: Variant,
+) -> Option<crate::model::solution::Solution> {
     #[cfg(feature = "constraints")]
     if !problem.links().is_empty() {
         let lowered = problem.lowered().ok()?;
         let s = run_variant(&lowered.problem, variant)?;
-        return Some(crate::solution::Solution {
+        return Some(crate::model::solution::Solution {
             offsets: lowered.lift(&s.offsets),
         });
     }
@@ -71,5 +82,5 @@ pub fn run_variant(problem: &Problem, variant: Variant) -> Option<crate::solutio
     }
     let order = layout.order(variant, None, &mut poll).ok()?;
     let (offsets, _) = layout.place(variant, &order, &mut poll).ok()?;
-    Some(crate::solution::Solution { offsets })
+    Some(crate::model::solution::Solution { offsets })
 }

@@ -304,7 +304,7 @@ impl Occupancy {
                     heads[k] = runs[k].next().unwrap_or(DONE);
                 }
                 if heads[k].0 < at.saturating_add(size) {
-                    at = crate::math::align_up(heads[k].1, align);
+                    at = crate::base::math::align_up(heads[k].1, align);
                     moved = true;
                 }
             }
@@ -385,7 +385,7 @@ mod tests {
     /// B-tree) answer as a plain bitmap of the memory in use does.
     #[test]
     fn interval_sets_match_a_bitmap_past_the_switch() {
-        let mut rng = crate::rng::Rng::new(5);
+        let mut rng = crate::base::rng::Rng::new(5);
         for round in 0..40 {
             let span = [60, 400, 2000][round % 3];
             let mut s = IntervalSet::default();

@@ -22,8 +22,8 @@ use core::cmp::Reverse;
 
 use super::layout::{Extent, Layout, LocalTime};
 use super::occupancy::Occupancy;
+use crate::base::math::align_up;
 use crate::deadline::{Poll, Stop};
-use crate::math::align_up;
 
 /// No interval: the floor below the lowest, or nothing above the highest.
 const NONE: u32 = u32::MAX;

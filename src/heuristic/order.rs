@@ -5,8 +5,8 @@ use alloc::vec::Vec;
 
 use super::layout::Layout;
 use super::strategy::{Strategy, Variant};
+use crate::base::rng::Rng;
 use crate::deadline::{sort_polled, Poll, Stop};
-use crate::rng::Rng;
 
 impl Layout {
     /// The buffers a variant places, in its order (fixed buffers are

@@ -7,9 +7,9 @@ use alloc::vec::Vec;
 use super::layout::{Layout, LocalTime, Scratch};
 use super::occupancy::Occupancy;
 use super::strategy::{Strategy, Variant};
+use crate::base::math::align_up;
+use crate::base::trees::ChmaxTree;
 use crate::deadline::{Poll, Stop};
-use crate::math::align_up;
-use crate::trees::ChmaxTree;
 
 impl Layout {
     /// Places every buffer with `variant`, the free ones in `order`.

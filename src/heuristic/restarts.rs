@@ -13,8 +13,8 @@ use alloc::vec::Vec;
 
 use super::layout::Layout;
 use super::strategy::Variant;
+use crate::base::rng::Rng;
 use crate::deadline::{Poll, Stop};
-use crate::rng::Rng;
 
 /// A placement and where it came from.
 #[derive(Clone, Debug, PartialEq, Eq)]

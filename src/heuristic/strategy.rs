@@ -109,10 +109,10 @@ pub struct BadStrategy(pub alloc::string::String);
 
 impl fmt::Display for BadStrategy {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        crate::text::fill(
+        crate::base::text::fill(
             f,
             "unknown heuristic \"{}\": use first-fit, best-fit, skyline, big-rocks, online or layered",
-            &[crate::text::Arg::S(&self.0)],
+            &[crate::base::text::Arg::S(&self.0)],
         )
     }
 }

@@ -295,7 +295,7 @@ fn cover(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::rng::Rng;
+    use crate::base::rng::Rng;
 
     /// Buffers `0..n` of random lifetimes (some with gaps), and random
     /// groups: pairs mostly, some larger; every buffer its own unit.

@@ -8,7 +8,7 @@ use super::error::{Error, LinkError, PoolError};
 use super::links::Links;
 use super::pools::Pool;
 use super::problem::Problem;
-use crate::math::lcm;
+use crate::base::math::lcm;
 
 /// `members` sorted, without repeats, each checked to name a buffer.
 fn members_of(problem: &Problem, members: &[usize]) -> Result<Vec<u32>, Error> {

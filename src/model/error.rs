@@ -4,7 +4,7 @@
 use alloc::string::String;
 use core::fmt;
 
-use crate::text::{
+use crate::base::text::{
     fill,
     Arg::{I, S, U},
 };
@@ -38,8 +38,8 @@ impl fmt::Display for Field {
 
 impl Field {
     /// Writes the field's name (what Display shows) to any writer, without
-    /// core::fmt's machinery (see crate::text).
-    pub(crate) fn write_to(&self, f: &mut dyn crate::text::Out) -> fmt::Result {
+    /// core::fmt's machinery (see crate::base::text).
+    pub(crate) fn write_to(&self, f: &mut dyn crate::base::text::Out) -> fmt::Result {
         match self {
             Field::Id => f.put("id"),
             Field::Lower => f.put("lower"),
@@ -156,7 +156,7 @@ impl fmt::Display for BufferError {
 
 impl BufferError {
     /// Writes the reason (what Display shows) to any writer.
-    pub(crate) fn write_to(&self, f: &mut dyn crate::text::Out) -> fmt::Result {
+    pub(crate) fn write_to(&self, f: &mut dyn crate::base::text::Out) -> fmt::Result {
         match *self {
             BufferError::NotPositive(v) => fill(f, "must be positive, got {}", &[I(v)]),
             BufferError::Negative(v) => fill(f, "must not be negative, got {}", &[I(v)]),
@@ -290,7 +290,7 @@ impl fmt::Display for LinkError {
 #[cfg(feature = "constraints")]
 impl LinkError {
     /// Writes the reason (what Display shows) to any writer.
-    pub(crate) fn write_to(&self, f: &mut dyn crate::text::Out) -> fmt::Result {
+    pub(crate) fn write_to(&self, f: &mut dyn crate::base::text::Out) -> fmt::Result {
         match *self {
             LinkError::FixedApart { first, second } => fill(
                 f,
@@ -455,7 +455,7 @@ impl fmt::Display for Error {
 
 /// "buffer 3", with `(id "x")` when the buffer has an id (those built
 /// through the C API have none).
-fn write_buffer(f: &mut dyn crate::text::Out, index: usize, id: &str) -> fmt::Result {
+fn write_buffer(f: &mut dyn crate::base::text::Out, index: usize, id: &str) -> fmt::Result {
     fill(f, "buffer {}", &[U(index as u64)])?;
     if id.is_empty() {
         Ok(())
@@ -466,7 +466,7 @@ fn write_buffer(f: &mut dyn crate::text::Out, index: usize, id: &str) -> fmt::Re
 
 impl Error {
     /// Writes the message (what Display shows) to any writer.
-    pub(crate) fn write_to(&self, f: &mut dyn crate::text::Out) -> fmt::Result {
+    pub(crate) fn write_to(&self, f: &mut dyn crate::base::text::Out) -> fmt::Result {
         match self {
             Error::Capacity(c) => fill(f, "capacity must be positive, got {}", &[I(*c)]),
             Error::Buffer {

@@ -7,7 +7,7 @@ use alloc::vec::Vec;
 use super::buffer::{Buffer, Gap, Window};
 use super::error::{Error, LinkError};
 use super::problem::Problem;
-use crate::math::lcm;
+use crate::base::math::lcm;
 
 /// A problem with its links lowered to plain buffers, and the way back.
 ///

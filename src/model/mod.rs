@@ -16,8 +16,12 @@ mod declare;
 pub mod error;
 #[cfg(feature = "constraints")]
 pub mod links;
+pub mod load;
 #[cfg(feature = "constraints")]
 mod lower;
 #[cfg(feature = "constraints")]
 pub mod pools;
 pub mod problem;
+#[cfg(feature = "constraints")]
+pub(crate) mod reuse;
+pub mod solution;

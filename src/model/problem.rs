@@ -274,7 +274,7 @@ impl Problem {
         }
         let grain = self.buffers.iter().fold(0, |g, b| {
             let step = b.offset.unwrap_or(b.alignment);
-            crate::math::gcd(crate::math::gcd(g, b.size), step)
+            crate::base::math::gcd(crate::base::math::gcd(g, b.size), step)
         });
         // (No buffers: every height is 0, and 1 divides it.)
         grain.max(1)
@@ -384,7 +384,7 @@ impl Problem {
         // Report overlaps by the gaps' positions as given, then keep them
         // sorted so that pieces come out in time order.
         let mut order: Vec<usize> = (0..b.gaps.len()).collect();
-        crate::sort::sort_by_key(&mut order, |&i| (b.gaps[i].lower, i));
+        crate::base::sort::sort_by_key(&mut order, |&i| (b.gaps[i].lower, i));
         for pair in order.windows(2) {
             let (a, c) = (&b.gaps[pair[0]], &b.gaps[pair[1]]);
             if a.upper > c.lower {
@@ -401,7 +401,7 @@ impl Problem {
                 ));
             }
         }
-        crate::sort::sort_by_key(&mut b.gaps, |g| g.lower);
+        crate::base::sort::sort_by_key(&mut b.gaps, |g| g.lower);
         for (field, value) in [(Field::Offset, b.offset), (Field::Hint, b.hint)] {
             let Some(offset) = value else { continue };
             if offset < 0 {
@@ -450,7 +450,7 @@ impl Problem {
             .filter(|&i| !id(i).is_empty())
             .map(|i| (fnv1a(id(i).as_bytes()), i))
             .collect();
-        crate::sort::sort(&mut keys);
+        crate::base::sort::sort(&mut keys);
         let mut order: Vec<u32> = keys.iter().map(|&(_, i)| i).collect();
         let mut from = 0;
         while from < keys.len() {
@@ -460,7 +460,7 @@ impl Problem {
                     .take_while(|k| k.0 == keys[from].0)
                     .count();
             if to - from > 1 {
-                crate::sort::sort_by_key(&mut order[from..to], |&i| (id(i), i));
+                crate::base::sort::sort_by_key(&mut order[from..to], |&i| (id(i), i));
             }
             from = to;
         }

@@ -1,6 +1,7 @@
 //! Planning one arena: a problem without pools, its links lowered, by
 //! the objective's schedule (or the exact search alone).
 
+use super::exact_call;
 #[cfg(feature = "constraints")]
 use super::explain;
 #[cfg(feature = "heuristics")]
@@ -12,9 +13,9 @@ use super::outcome::{Outcome, Status};
 #[cfg(feature = "heuristics")]
 use super::{fit, minimize, schedule};
 use crate::deadline::Deadline;
+use crate::exact::Verdict;
 use crate::model::problem::Problem;
-use crate::solution::Solution;
-use crate::solver::{self, Verdict};
+use crate::model::solution::Solution;
 
 // A bound proven once the plain orders have run; without the heuristics
 // there are no plain orders, and no such bound is made.
@@ -89,10 +90,10 @@ fn plan_linked(problem: &Problem, options: &Options) -> Outcome {
     // Minimising, the clique waits for the plain orders (a kernel's first
     // placements come within a millisecond or two; the clique takes a few).
     #[cfg(feature = "heuristics")]
-    let load = crate::load::busiest(&lowered.problem).0;
+    let load = crate::model::load::busiest(&lowered.problem).0;
     #[cfg(feature = "heuristics")]
     let clique = |deadline: &Deadline<'_>, height: i64| {
-        crate::clique::conflict_bound(problem, CLIQUE_NODES, (load, height), Some(deadline))
+        crate::graph::clique::conflict_bound(problem, CLIQUE_NODES, (load, height), Some(deadline))
     };
     #[cfg(feature = "heuristics")]
     let late: Option<&LateBound<'_>> = match options.objective {
@@ -109,7 +110,7 @@ fn plan_linked(problem: &Problem, options: &Options) -> Outcome {
         _ => {
             let capacity = problem.capacity();
             let deadline = options.deadline();
-            let (weight, members) = crate::clique::heaviest_clique(
+            let (weight, members) = crate::graph::clique::heaviest_clique(
                 problem,
                 CLIQUE_NODES,
                 (capacity, i64::MAX),
@@ -212,7 +213,8 @@ fn plan_with_heuristics(
 
 /// The exact search alone, at the problem's capacity.
 fn exact_only(problem: &Problem, options: &Options, deadline: &Deadline<'_>) -> Outcome {
-    let (verdict, stats) = solver::solve(problem, problem.capacity(), &options.solver, deadline);
+    let (verdict, stats) =
+        exact_call::solve(problem, problem.capacity(), &options.solver, deadline);
     let mut outcome = Outcome::empty(stats.lower_bound);
     outcome.stats = stats;
     match verdict {

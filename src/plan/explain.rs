@@ -20,11 +20,12 @@
 
 use alloc::vec::Vec;
 
+use super::exact_call;
 use super::options::Options;
 use super::outcome::Conflict;
 use crate::deadline::Deadline;
+use crate::exact::Verdict;
 use crate::model::problem::Problem;
-use crate::solver::{self, Verdict};
 
 /// The deletion filter may spend this many times the nodes of the proof
 /// it explains (and at least [`MIN_NODES`]): an explanation costs a few
@@ -63,7 +64,7 @@ pub(crate) fn explain(
 /// buffers that do, and whether they are all plain (see above).
 fn peak(problem: &Problem) -> Option<(Vec<usize>, bool)> {
     let buffers = problem.buffers();
-    let (best, at) = crate::load::busiest(problem);
+    let (best, at) = crate::model::load::busiest(problem);
     if best <= problem.capacity() {
         return None;
     }
@@ -153,7 +154,7 @@ fn infeasible(
     let sub = Problem::new(problem.capacity(), buffers).ok()?;
     let mut params = options.solver.clone();
     params.node_limit = Some(budget.saturating_sub(*spent).max(1));
-    let (verdict, stats) = solver::solve(&sub, sub.capacity(), &params, deadline);
+    let (verdict, stats) = exact_call::solve(&sub, sub.capacity(), &params, deadline);
     *spent += stats.nodes;
     match verdict {
         Verdict::Infeasible => Some(true),

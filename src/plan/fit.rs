@@ -10,13 +10,14 @@
 
 use alloc::vec::Vec;
 
+use super::exact_call;
 use super::minimize::{height_of, one_level_down};
 use super::options::Source;
 use super::outcome::{Outcome, Status};
 use super::schedule::{self, Board, Exact, Goal, Incumbent, Work};
 use crate::deadline::Deadline;
-use crate::solution::Solution;
-use crate::solver::{self, Stats, Verdict};
+use crate::exact::{Stats, Verdict};
+use crate::model::solution::Solution;
 
 pub(crate) fn fit(work: &Work<'_>) -> Outcome {
     // The coarse level (see `heuristic::coarsen`) is fitted at the same
@@ -58,7 +59,7 @@ fn fit_level(work: &Work<'_>, coarse: Option<&schedule::CoarseSolve<'_>>) -> Out
         let mut stones = gapped && !work.variants.is_empty();
         // What the exact search exhausted, kept from round to round: at
         // the capacity, and at the stones.
-        let mut memos = [solver::Memo::default(), solver::Memo::default()];
+        let mut memos = [exact_call::Memo::default(), exact_call::Memo::default()];
         let mut round = |nodes: Option<u64>, deadline: &Deadline<'_>, board: &Board| {
             let mut params = work.options.solver.clone();
             let nodes = nodes.filter(|_| timed || !work.variants.is_empty());
@@ -69,7 +70,7 @@ fn fit_level(work: &Work<'_>, coarse: Option<&schedule::CoarseSolve<'_>>) -> Out
             let mut attempt = |at: i64| {
                 let memo = &mut memos[usize::from(at != capacity)];
                 let (verdict, s) =
-                    solver::solve_remembering(work.problem, at, &params, deadline, memo);
+                    exact_call::solve_remembering(work.problem, at, &params, deadline, memo);
                 let used = s.nodes;
                 stats.nodes += s.nodes;
                 stats.backtracks += s.backtracks;
@@ -192,7 +193,7 @@ fn stepping_stones(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::rng::Rng;
+    use crate::base::rng::Rng;
 
     /// Every attempt lies strictly between the capacity and the lowest
     /// placement yet, the nodes spent stay within twice the grant (plus

@@ -20,14 +20,15 @@
 //! deadline the best so far is returned, never nothing once a heuristic
 //! has run.
 
+use super::exact_call;
 use super::options::Source;
 use super::outcome::{Outcome, Status};
 use super::schedule::{self, Board, Exact, Goal, Incumbent, Work};
+use crate::base::math::align_up;
 use crate::deadline::{Deadline, Stop};
-use crate::math::align_up;
+use crate::exact::{Stats, Verdict};
 use crate::model::problem::Problem;
-use crate::solution::Solution;
-use crate::solver::{self, Stats, Verdict};
+use crate::model::solution::Solution;
 
 pub(crate) fn minimize(work: &Work<'_>) -> Outcome {
     // The coarse level (see `heuristic::coarsen`) is minimised as a
@@ -78,7 +79,7 @@ fn minimize_level(work: &Work<'_>, coarse: Option<&schedule::CoarseSolve<'_>>) -
         lo: lower,
         nodes_cap: None,
         stats: Stats::default(),
-        memo: solver::Memo::default(),
+        memo: exact_call::Memo::default(),
     };
     let found = if work.exact_applies() {
         let mut round = |nodes: Option<u64>, deadline: &Deadline<'_>, board: &Board| {
@@ -102,7 +103,7 @@ struct Bisection {
     nodes_cap: Option<u64>,
     stats: Stats,
     /// What the exact attempts exhausted, for the attempts after them.
-    memo: solver::Memo,
+    memo: exact_call::Memo,
 }
 
 /// With a core of its own, the share of the time left one exact attempt
@@ -178,7 +179,7 @@ impl Bisection {
                 _ => *deadline,
             };
             let (verdict, stats) =
-                solver::solve_remembering(work.problem, c, &params, &attempt, &mut self.memo);
+                exact_call::solve_remembering(work.problem, c, &params, &attempt, &mut self.memo);
             spent += stats.nodes.max(1);
             self.stats.nodes += stats.nodes;
             self.stats.backtracks += stats.backtracks;
@@ -239,7 +240,7 @@ fn fallback(problem: &Problem) -> Option<Incumbent> {
     let fixed = problem.buffers().iter().any(|b| b.offset.is_some());
     let valid = || {
         !fixed
-            || crate::solution::validate(
+            || crate::model::solution::validate(
                 problem,
                 &Solution {
                     offsets: offsets.clone(),

@@ -17,6 +17,7 @@
 //! Without the heuristics (the tiny build), the exact search alone runs.
 
 mod arena;
+mod exact_call;
 #[cfg(feature = "constraints")]
 mod explain;
 #[cfg(feature = "heuristics")]
@@ -33,6 +34,7 @@ mod schedule;
 mod spill;
 
 pub use options::*;
+
 pub use outcome::{describe, Outcome, Status};
 #[cfg(feature = "constraints")]
 pub use outcome::{Conflict, PenaltyReport, PoolReport, Pooled};
@@ -53,4 +55,23 @@ pub fn plan(problem: &Problem, options: &Options) -> Outcome {
         return spill::plan_pools(problem, options);
     }
     arena::plan_arena(problem, options)
+}
+
+/// The height first-fit reaches on `problem` (its links honoured; one
+/// thread, no restarts), or the max load where it places nothing: a quick
+/// placement's height, such as `gen::kernel_with_memories` draws its
+/// memories' capacities against.
+#[cfg(feature = "heuristics")]
+pub fn first_fit_height(problem: &Problem) -> i64 {
+    let first_fit = Options {
+        objective: Objective::Minimize,
+        method: Method::Heuristic(crate::heuristic::Strategy::FirstFit),
+        restarts: Some(0),
+        threads: 1,
+        ..Options::default()
+    };
+    plan(problem, &first_fit).solution.map_or_else(
+        || crate::model::load::max_load(problem),
+        |s| s.height(problem),
+    )
 }

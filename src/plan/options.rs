@@ -7,9 +7,9 @@ use core::sync::atomic::AtomicBool;
 use core::time::Duration;
 
 use crate::deadline::{Clock, Deadline};
+use crate::exact::Params;
 #[cfg(feature = "heuristics")]
 use crate::heuristic::Strategy;
-use crate::solver::Params;
 
 /// What to plan for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
@@ -71,10 +71,13 @@ impl fmt::Display for Source {
         match self {
             Source::Exact => f.write_str("exact search"),
             #[cfg(feature = "heuristics")]
-            Source::Heuristic(s, r) => crate::text::fill(
+            Source::Heuristic(s, r) => crate::base::text::fill(
                 f,
                 "{}, restart {}",
-                &[crate::text::Arg::S(s.name()), crate::text::Arg::U(*r)],
+                &[
+                    crate::base::text::Arg::S(s.name()),
+                    crate::base::text::Arg::U(*r),
+                ],
             ),
             #[cfg(feature = "heuristics")]
             Source::Stacked => f.write_str("stacked"),

@@ -9,9 +9,9 @@ use core::fmt;
 
 use super::options::Source;
 use crate::deadline::Stop;
+use crate::exact::Stats;
 use crate::model::problem::Problem;
-use crate::solution::Solution;
-use crate::solver::Stats;
+use crate::model::solution::Solution;
 
 /// How planning ended.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -21,7 +21,7 @@
 //! is optimal; stopped early, the least bound among the nodes left open
 //! (and those whose fit could neither place nor refuse) is a proven
 //! lower bound. The proofs are the fitting's own: exact where the exact
-//! search can refuse (see [`crate::solver`]), and otherwise the search
+//! search can refuse (see [`crate::exact`]), and otherwise the search
 //! says it is not proven.
 
 use alloc::vec::Vec;
@@ -35,8 +35,8 @@ use super::outcome::{Outcome, PenaltyReport, Status};
 use super::spill::plan_pools;
 use crate::deadline::Deadline;
 use crate::model::problem::Problem;
-use crate::reuse;
-use crate::solution::Solution;
+use crate::model::reuse;
+use crate::model::solution::Solution;
 
 /// Exact-search nodes one fit may take when there is no timeout (a fit
 /// that runs out neither places nor refuses: its node's bound stays open).

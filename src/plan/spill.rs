@@ -23,7 +23,7 @@ use super::arena::plan_arena as plan;
 use super::options::{Objective, Options};
 use super::outcome::{Outcome, PoolReport, Pooled, Status};
 use crate::model::problem::Problem;
-use crate::solution::Solution;
+use crate::model::solution::Solution;
 
 /// Nodes one fitting probe may use when there is no timeout.
 const PROBE_NODES: u64 = 1_000_000;
@@ -148,7 +148,7 @@ impl Fitter<'_> {
             .subproblem(&buffers, pool.capacity, pool.alignment)
             .ok()?;
         // The max load is a proof, and cheap: most probes that fail, fail so.
-        if crate::load::max_load(&sub) > pool.capacity {
+        if crate::model::load::max_load(&sub) > pool.capacity {
             return Some(None);
         }
         // With several pools, half of it: what does not fit here may
@@ -455,7 +455,7 @@ fn finish(
             .copied()
             .filter(|&b| problem.first_pool(b) != Some(p as u32))
             .collect();
-        let load = sub.as_ref().map_or(0, crate::load::max_load);
+        let load = sub.as_ref().map_or(0, crate::model::load::max_load);
         if buffers.is_empty() {
             proven[p] = (0, true);
         }

@@ -134,7 +134,7 @@ pub struct Place {
 
     /// A memory pool, repeatable: NAME:CAPACITY[:BASE[:ALIGNMENT]] (decimal or 0x..). Buffers go to the pools their `pools` column lists (any, in this order, if none), preferred first; what does not fit spills to the next
     #[arg(long = "pool", value_name = "SPEC", value_parser = pool)]
-    pub pools: Vec<minimalloc::pools::Pool>,
+    pub pools: Vec<minimalloc::model::pools::Pool>,
 
     /// Print a LaTeX (TikZ) picture of the placement on standard output, as the reference does (needs --output)
     #[arg(long = "print_solution")]

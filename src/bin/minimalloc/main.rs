@@ -22,10 +22,10 @@ use std::process::ExitCode;
 use clap::error::ErrorKind;
 use cli::{Command, Gen};
 use exit::Exit;
-use minimalloc::csv;
 use minimalloc::gen::{
     generate_problem, kernel_problem, kernel_with_memories, planted_optimum, Family, Spec,
 };
+use minimalloc::io::csv;
 use sink::Sink;
 
 fn main() -> ExitCode {
@@ -92,7 +92,9 @@ fn gen(args: Gen) -> Result<Exit, Exit> {
         );
     }
     let problem = match args.separated {
-        _ if args.memories => kernel_with_memories(spec, args.separated),
+        _ if args.memories => {
+            kernel_with_memories(spec, args.separated, minimalloc::plan::first_fit_height)
+        }
         Some(f)
             if matches!(
                 spec.family,

@@ -6,10 +6,10 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Instant;
 
+use minimalloc::io::{csv, svg};
 use minimalloc::plan::describe;
 use minimalloc::{
-    csv, max_load, plan, svg, validate, validate_pooled, Lifetime, Method, Objective, Options,
-    Status,
+    max_load, plan, validate, validate_pooled, Lifetime, Method, Objective, Options, Status,
 };
 
 use crate::cli::{LifetimeKind, Place};

@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use minimalloc::heuristic::Strategy;
 
-use minimalloc::solver::Preorder;
+use minimalloc::exact::Preorder;
 
 /// A number from 0 to 1.
 pub(crate) fn fraction(s: &str) -> Result<f64, String> {
@@ -34,7 +34,7 @@ pub(crate) fn integer(text: &str) -> Result<i64, String> {
         Some(hex) => i64::from_str_radix(hex, 16),
         None => t.parse(),
     };
-    parsed.map_err(|e| minimalloc::csv::integer_error(text, e.kind()))
+    parsed.map_err(|e| minimalloc::io::csv::integer_error(text, e.kind()))
 }
 
 /// An integer of at least 1.
@@ -54,14 +54,14 @@ pub(crate) fn natural(text: &str) -> Result<i64, String> {
 }
 
 /// `NAME:CAPACITY[:BASE[:ALIGNMENT]]`.
-pub(crate) fn pool(text: &str) -> Result<minimalloc::pools::Pool, String> {
+pub(crate) fn pool(text: &str) -> Result<minimalloc::model::pools::Pool, String> {
     let parts: Vec<&str> = text.split(':').collect();
     if parts.len() < 2 || parts.len() > 4 || parts[0].is_empty() {
         return Err(format!(
             "expected NAME:CAPACITY[:BASE[:ALIGNMENT]], got {text:?}"
         ));
     }
-    Ok(minimalloc::pools::Pool {
+    Ok(minimalloc::model::pools::Pool {
         name: parts[0].to_string(),
         capacity: positive(parts[1])?,
         base: parts.get(2).map_or(Ok(0), |b| natural(b))?,

@@ -15,8 +15,8 @@ use alloc::vec::Vec;
 
 use super::passes::{stack, total_size};
 use super::rect::{Members, Rect};
+use crate::base::math::lcm_within;
 use crate::deadline::{sort_polled, Poll, Stop};
-use crate::math::lcm_within;
 
 /// One pass of the forced merges: chains, then stacks. Returns whether
 /// anything merged.
@@ -249,9 +249,14 @@ mod tests {
                 })
                 .collect();
             let problem = Problem::new(height, coarse).unwrap();
-            let outcome = crate::plan::plan(&problem, &crate::plan::Options::default());
-            let solution = outcome.solution.expect("fits at the max load");
-            crate::solution::validate(&problem, &solution).unwrap();
+            let deadline = crate::deadline::Deadline::new(None, None, None);
+            let params = crate::exact::Params::default();
+            let (verdict, _) = crate::exact::solve(&problem, height, &params, &deadline);
+            let crate::exact::Verdict::Solved(offsets) = verdict else {
+                panic!("seed {seed}: no fit at the max load: {verdict:?}");
+            };
+            let solution = crate::model::solution::Solution { offsets };
+            crate::model::solution::validate(&problem, &solution).unwrap();
             // Lifted: each member at its rectangle's offset plus its own.
             let mut offsets = alloc::vec![0; buffers.len()];
             for (k, &r) in alive.iter().enumerate() {
@@ -261,7 +266,11 @@ mod tests {
                 }
             }
             let original = Problem::new(height, buffers).unwrap();
-            crate::solution::validate(&original, &crate::solution::Solution { offsets }).unwrap();
+            crate::model::solution::validate(
+                &original,
+                &crate::model::solution::Solution { offsets },
+            )
+            .unwrap();
         }
     }
 }

@@ -216,9 +216,9 @@ fn coarse_buffers(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::base::rng::Rng;
     use crate::deadline::Deadline;
-    use crate::rng::Rng;
-    use crate::solution::{validate, Solution};
+    use crate::model::solution::{validate, Solution};
 
     /// Whatever the coarse placement, lifted it is valid: placements of
     /// the coarse problem by stacking (every rectangle above the other)

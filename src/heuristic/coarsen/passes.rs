@@ -7,8 +7,8 @@
 use alloc::vec::Vec;
 
 use super::rect::{Members, Rect};
+use crate::base::math::lcm_within;
 use crate::deadline::{sort_polled, Poll, Stop};
-use crate::math::lcm_within;
 
 /// Stacks every plain rectangle of a lifetime whose sizes add up to the
 /// size of a rectangle that ends where they start or starts where they

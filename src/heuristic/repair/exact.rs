@@ -7,8 +7,8 @@ use alloc::vec::Vec;
 
 use super::super::layout::{Layout, LocalTime};
 use super::super::occupancy::Occupancy;
+use crate::base::math::{align_down, lcm_within};
 use crate::deadline::{Poll, Stop};
-use crate::math::{align_down, lcm_within};
 
 /// Windows up to this many buffers are sometimes placed by the exact
 /// search, with this many nodes: a step must cost about what a
@@ -65,14 +65,14 @@ pub(super) fn exact_window(
     };
     // With buffers in pieces (separations lowered), the search on the
     // conflict graph takes turns with the sweep's.
-    let params = crate::solver::Params {
+    let params = crate::exact::Params {
         node_limit: Some(EXACT_NODES),
         conflict_graph: gapped,
-        ..crate::solver::Params::default()
+        ..crate::exact::Params::default()
     };
-    let (verdict, stats) = crate::solver::solve(&problem, capacity, &params, poll.deadline());
+    let (verdict, stats) = crate::exact::solve(&problem, capacity, &params, poll.deadline());
     poll.tick(64 * stats.nodes + 16 * problem.len() as u64)?;
-    let crate::solver::Verdict::Solved(offsets) = verdict else {
+    let crate::exact::Verdict::Solved(offsets) = verdict else {
         return Ok(None);
     };
     placed.clear();

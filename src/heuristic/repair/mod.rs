@@ -25,8 +25,8 @@ use alloc::vec::Vec;
 
 use super::layout::{Layout, LocalTime, Scratch};
 use super::occupancy::Occupancy;
+use crate::base::rng::Rng;
 use crate::deadline::{Poll, Stop};
-use crate::rng::Rng;
 use exact::{exact_window, EXACT_WINDOW};
 pub(crate) use index::TimeIndex;
 
@@ -300,7 +300,7 @@ mod tests {
     use crate::deadline::Deadline;
     use crate::heuristic::{plain, Strategy, Variant};
     use crate::model::problem::{Buffer, Gap, Problem, Window};
-    use crate::solution::{validate_below, Solution};
+    use crate::model::solution::{validate_below, Solution};
 
     /// A random problem with alignment, gaps, windows and (valid) fixed
     /// offsets: fixed buffers are taken where a first placement put them.

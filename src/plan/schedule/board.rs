@@ -6,8 +6,8 @@ use alloc::vec::Vec;
 use core::sync::atomic::{AtomicBool, AtomicI64, AtomicU64, AtomicUsize, Ordering};
 
 use super::work::{Goal, Work};
+use crate::base::math::align_up;
 use crate::heuristic::{Best, Variant};
-use crate::math::align_up;
 use crate::plan::options::Source;
 
 /// Above this many buffers, one hole-filling tree is built at a time: each

@@ -49,7 +49,7 @@ pub(super) struct Lane<'w, 'a> {
     /// exact search's (`Some(None)` where it cannot run: too many buffers,
     /// windows, or fixed buffers that clash; `None` on other problems).
     #[cfg(feature = "constraints")]
-    pub(super) walk: Option<Option<crate::solver::GraphWalk>>,
+    pub(super) walk: Option<Option<crate::heuristic::GraphWalk>>,
     /// How long the last exact round took (read when clocked).
     #[cfg(feature = "constraints")]
     pub(super) exact_time: core::time::Duration,
@@ -398,7 +398,7 @@ impl Lane<'_, '_> {
         let portfolio = self.work.options.method == crate::plan::options::Method::Auto;
         if self.work.options.solver.conflict_graph && portfolio && self.walk.is_none() {
             let target = self.work.lower_bound;
-            let walk = crate::solver::GraphWalk::new(self.work.problem, target, self.seed);
+            let walk = crate::heuristic::GraphWalk::new(self.work.problem, target, self.seed);
             self.walk = Some(walk);
         }
     }

@@ -5,9 +5,9 @@
 use alloc::vec::Vec;
 
 use super::super::options::{Method, Options, Report};
+use crate::base::math::align_up;
 use crate::deadline::{Deadline, Poll, Stop};
 use crate::heuristic::{Layout, Strategy, Variant};
-use crate::math::align_up;
 use crate::model::problem::Problem;
 
 /// Work granted per activity in round 0, per buffer (and at least

@@ -31,61 +31,42 @@
 //! # Gap windows
 //! The search stacks overlapping buffers: the one placed later lies above
 //! each piece of the other it meets. Two buffers that meet only through gap
-//! windows may fit interleaved instead; [`crate::sweep::Sweep::interleaving`]
+//! windows may fit interleaved instead; [`crate::exact::sweep::Sweep::interleaving`]
 //! counts such pairs. With any of them an exhausted search is reported as
 //! [`Verdict::Exhausted`], not as a proof.
 //!
 //! # Conflict graphs
-//! With [`Params::conflict_graph`], small problems with gaps but no
-//! windows (a kernel's separations, lowered to moments) are searched on
-//! the graph of which buffers conflict too (see `graph`), and a walk over
-//! orders on that graph (see `walk`) looks for a placement between the
-//! exact turns: it finds placements at the heaviest clique where the
-//! depth-first searches get lost in a dense graph, and proves nothing.
+//! The searches on the conflict graph (`graph`) take turns with this one
+//! on small problems whose separations the sweep's sections say little
+//! about; they call `search_sweep` for its turns.
 
-#[cfg(feature = "constraints")]
-mod conflicts;
-#[cfg(feature = "constraints")]
-mod failed;
-#[cfg(feature = "constraints")]
-mod graph;
-#[cfg(all(feature = "constraints", feature = "heuristics"))]
-mod graph_walk;
-#[cfg(feature = "constraints")]
-mod grow;
 mod memo;
 mod order;
 mod params;
-mod rounds;
+pub(crate) mod rounds;
 pub(crate) mod search;
-#[cfg(all(feature = "constraints", feature = "heuristics"))]
-mod tabu;
-#[cfg(all(test, feature = "constraints"))]
-mod testing;
-#[cfg(feature = "constraints")]
-mod turns;
-#[cfg(feature = "constraints")]
-mod walk;
+pub mod sweep;
+#[cfg(test)]
+pub(crate) mod testing;
 
 use alloc::vec;
 use alloc::vec::Vec;
 use core::time::Duration;
 
-#[cfg(all(feature = "constraints", feature = "heuristics"))]
-pub(crate) use graph_walk::GraphWalk;
 pub(crate) use memo::Memo;
+#[cfg(feature = "constraints")]
+pub(crate) use memo::Recent;
 pub use order::{BadPreorder, Key, Preorder};
 use order::{Orderings, Traits};
 pub use params::Params;
-use rounds::{solve_part, Rotation};
+use rounds::solve_part;
+pub(crate) use rounds::Rotation;
 use search::{RunEnd, Search, FREE};
-#[cfg(feature = "constraints")]
-use turns::{Turn, Turns, KINDS};
 
 use crate::deadline::{Deadline, Poll, Stop};
 use crate::model::buffer::Buffer;
 use crate::model::problem::Problem;
-use crate::sweep::{self, Sweep};
+use sweep::Sweep;
 
 /// What the search did.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -130,7 +111,9 @@ pub enum Verdict {
 }
 
 /// Searches for offsets that fit `capacity` (which may differ from the
-/// problem's own). Deterministic for given inputs.
+/// problem's own) with the sweep's search. Deterministic for given inputs.
+/// (Problems that suit a conflict graph are searched on it as well by
+/// `graph::solve`, which the planner calls.)
 pub fn solve(
     problem: &Problem,
     capacity: i64,
@@ -158,7 +141,8 @@ pub(crate) fn solve_remembering(
         params,
         deadline,
         &mut stats,
-        (Rotation::Turns, memo),
+        Rotation::Turns,
+        memo,
     );
     stats.elapsed = deadline.elapsed();
     (verdict, stats)
@@ -170,196 +154,79 @@ fn solve_into(
     params: &Params,
     deadline: &Deadline<'_>,
     stats: &mut Stats,
-    (rotation, memo): (Rotation, &mut Memo),
+    rotation: Rotation,
+    memo: &mut Memo,
 ) -> Verdict {
     let mut poll = Poll::new(deadline, 1 << 16);
     if let Err(stop) = poll.now() {
         return Verdict::Stopped(stop);
     }
-    let buffers = problem.buffers();
-    for b in buffers {
-        let fits = match b.offset {
-            Some(f) => f.checked_add(b.size).is_some_and(|e| e <= capacity),
-            None => b.size <= capacity,
-        };
-        if !fits {
-            return Verdict::Infeasible;
-        }
+    if !fits_below(problem, capacity) {
+        return Verdict::Infeasible;
     }
     let sweep = match sweep::sweep(problem, &mut poll) {
         Ok(s) => s,
         Err(stop) => return Verdict::Stopped(stop),
     };
-    // Where the sweep's runs stood in each partition at this capacity.
     #[cfg(feature = "heuristics")]
-    let mut positions = memo.positions.take(capacity).unwrap_or_default();
-    #[cfg(feature = "heuristics")]
-    positions.resize(sweep.partitions.len(), None);
+    let mut positions = memo.take(capacity, sweep.partitions.len());
+    // (The tiny build keeps none.)
     #[cfg(not(feature = "heuristics"))]
-    let mut positions: [Option<rounds::Position>; 0] = [];
-    #[cfg(not(any(feature = "constraints", feature = "heuristics")))]
-    let _ = memo;
-    // (Only separations make problems the graph suits: no graph without
-    // them, as in the tiny build.)
-    #[cfg(feature = "constraints")]
-    let verdict = if params.conflict_graph && graph::applies(problem) {
-        let failed = memo.failed.get_or_insert_with(failed::Failed::new);
-        let turns = memo
-            .turns
-            .take(capacity)
-            .unwrap_or_else(|| Turns::new(problem, capacity));
-        let kept = (failed, &mut positions[..], turns);
-        let (verdict, turns) =
-            both_searches((problem, &sweep), capacity, params, kept, &mut poll, stats);
-        if let Some(turns) = turns {
-            memo.turns.put(capacity, turns);
-        }
-        verdict
-    } else {
-        let turns = (rotation, &mut positions[..]);
-        search_sweep(problem, &sweep, capacity, params, &mut poll, stats, turns)
+    let (mut positions, _) = ([] as [Option<rounds::Position>; 0], memo);
+    let runs = Runs {
+        rotation,
+        resumes: &mut positions[..],
     };
-    #[cfg(not(feature = "constraints"))]
-    let verdict = {
-        let turns = (rotation, &mut positions[..]);
-        search_sweep(problem, &sweep, capacity, params, &mut poll, stats, turns)
-    };
+    let verdict = search_sweep(problem, &sweep, capacity, params, &mut poll, stats, runs);
     #[cfg(feature = "heuristics")]
-    memo.positions.put(capacity, positions);
+    memo.put(capacity, positions);
     if let Verdict::Stopped(_) = verdict {
         sweep.discard();
     }
     verdict
 }
 
+/// What every exact search does first: stop if the deadline has passed,
+/// refuse a capacity some buffer cannot fit below, and sweep the problem.
 #[cfg(feature = "constraints")]
-/// The search on growing parts of the conflict graph, the graph's search
-/// on the whole, the walk and the sweep's search, in turns of doubling
-/// node budgets (from 1,024; the walk's in the same units of work as the
-/// graph's nodes): the searches are exact (a part proves only what holds
-/// for the whole), so the first to settle the question answers it, and a
-/// placement the walk finds does; together they take at most about eight
-/// times the nodes the best needs. Within `params.node_limit` in all. The
-/// parts go first: on the kernels bench (120 at 1 s) they proved 2 more
-/// than with the whole graph first (104 against 102), and the whole
-/// graph's search before the sweep proved 3 more of 80 kernels (50
-/// against 47); what the sweep settles in a few hundred nodes (larger,
-/// sparser kernels) waits 2,048 nodes of the others. The turns go on
-/// from where the last call at this capacity left them (`turns`, and the
-/// sweep's `positions`); where they stand is returned to be kept when
-/// the call ends unanswered.
-fn both_searches(
-    (problem, sweep): (&Problem, &Sweep),
+pub(crate) fn prepare(
+    problem: &Problem,
     capacity: i64,
-    params: &Params,
-    (failed, positions, mut turns): (&mut failed::Failed, &mut [Option<rounds::Position>], Turns),
     poll: &mut Poll<'_>,
-    stats: &mut Stats,
-) -> (Verdict, Option<Turns>) {
-    // The graph's turns share what they exhaust (see `failed`), with the
-    // calls before this one.
-    let (mut nodes, mut backtracks) = (0u64, 0u64);
-    let mut turn = params.clone();
-    let verdict = 'turns: loop {
-        while turns.next < KINDS.len() {
-            let kind = KINDS[turns.next];
-            let left = params.node_limit.map(|l| l.saturating_sub(nodes));
-            if left == Some(0) {
-                break 'turns Verdict::NodeLimit;
-            }
-            let limit = left.map_or(turns.budget, |l| l.min(turns.budget));
-            stats.nodes = 0;
-            stats.backtracks = 0;
-            let Turns {
-                graph,
-                walk,
-                grow,
-                seed,
-                ..
-            } = &mut turns;
-            let verdict = match kind {
-                Turn::Sweep => {
-                    turn.node_limit = Some(limit);
-                    let runs = (Rotation::Turns, &mut *positions);
-                    search_sweep(problem, sweep, capacity, &turn, poll, stats, runs)
-                }
-                Turn::Walk => {
-                    let weight = graph.node_weight();
-                    let (walked, work) = walk.run(graph, (limit.saturating_mul(weight), 0), poll);
-                    stats.nodes = work / weight;
-                    match walked {
-                        walk::Walked::Found(offsets) => Verdict::Solved(offsets),
-                        walk::Walked::Stopped(stop) => Verdict::Stopped(stop),
-                        // (Asked for no height, it reports none lower.)
-                        _ => Verdict::NodeLimit,
-                    }
-                }
-                Turn::Grow => {
-                    let (grown, used) = grow.run((problem, graph), capacity, (limit, *seed), poll);
-                    stats.nodes = used;
-                    match grown {
-                        grow::Grown::Found(offsets) => Verdict::Solved(offsets),
-                        grow::Grown::Infeasible => Verdict::Infeasible,
-                        grow::Grown::NodeLimit => Verdict::NodeLimit,
-                        grow::Grown::Stopped(stop) => Verdict::Stopped(stop),
-                    }
-                }
-                Turn::Graph => {
-                    let searched = graph::search(
-                        (problem, graph),
-                        capacity,
-                        (Some(limit), *seed),
-                        failed,
-                        poll,
-                    );
-                    *seed += 1;
-                    stats.nodes = searched.nodes;
-                    stats.backtracks = searched.backtracks;
-                    match searched.end {
-                        graph::End::Found(offsets) => Verdict::Solved(offsets),
-                        graph::End::Infeasible => Verdict::Infeasible,
-                        graph::End::NodeLimit => Verdict::NodeLimit,
-                        graph::End::Stopped(stop) => Verdict::Stopped(stop),
-                    }
-                }
-            };
-            nodes += stats.nodes;
-            backtracks += stats.backtracks;
-            if verdict != Verdict::NodeLimit {
-                break 'turns verdict;
-            }
-            // A turn the call's limit cut short ends the call, and is the
-            // next call's first (run again whole: a turn may give back
-            // nodes unspent, or none, as a walk that cannot run does, and
-            // would else be run again at once on what is left, forever).
-            if limit < turns.budget {
-                break 'turns Verdict::NodeLimit;
-            }
-            turns.next += 1;
-        }
-        turns.next = 0;
-        turns.budget = turns.budget.saturating_mul(2);
-    };
-    stats.nodes = nodes;
-    stats.backtracks = backtracks;
-    // Unanswered, the turns are kept, stopped ones too: the walk stops
-    // between its steps, and a part's search between nodes (its table
-    // holds only states searched to the end), so they stand as a longer
-    // call would find them. (Where the exact search has a core of its
-    // own, its attempts end by their share of the time, stopped.)
-    let keep = matches!(verdict, Verdict::NodeLimit | Verdict::Stopped(_));
-    (verdict, keep.then_some(turns))
+) -> Result<Sweep, Verdict> {
+    poll.now().map_err(Verdict::Stopped)?;
+    if !fits_below(problem, capacity) {
+        return Err(Verdict::Infeasible);
+    }
+    sweep::sweep(problem, poll).map_err(Verdict::Stopped)
+}
+
+/// Whether every buffer fits below `capacity` (a fixed one where it is
+/// fixed).
+fn fits_below(problem: &Problem, capacity: i64) -> bool {
+    problem.buffers().iter().all(|b| match b.offset {
+        Some(f) => f.checked_add(b.size).is_some_and(|e| e <= capacity),
+        None => b.size <= capacity,
+    })
+}
+
+/// Which runs a sweep's search makes, and where an earlier call at the
+/// same capacity left each partition's (one entry a partition; empty in
+/// the tiny build, which keeps none).
+pub(crate) struct Runs<'a> {
+    pub(crate) rotation: Rotation,
+    pub(crate) resumes: &'a mut [Option<rounds::Position>],
 }
 
 /// Runs the search on a sweep of `problem`.
-fn search_sweep(
+pub(crate) fn search_sweep(
     problem: &Problem,
     sweep: &Sweep,
     capacity: i64,
     params: &Params,
     poll: &mut Poll<'_>,
     stats: &mut Stats,
-    (rotation, resumes): (Rotation, &mut [Option<rounds::Position>]),
+    Runs { rotation, resumes }: Runs<'_>,
 ) -> Verdict {
     let buffers = problem.buffers();
     stats.sections = sweep.sections;

@@ -33,7 +33,7 @@ pub(crate) fn busiest(problem: &Problem) -> (i64, i64) {
         }
     }
     // At equal times the ends (negative) come first.
-    crate::sort::sort(&mut events);
+    crate::base::sort::sort(&mut events);
     let (mut load, mut best, mut at) = (0i64, 0i64, 0i64);
     for (t, d) in events {
         load += d;

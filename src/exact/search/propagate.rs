@@ -3,8 +3,8 @@
 //! that backtracking restores every value exactly.
 
 use super::{Part, Search, Undo, FREE, UNPLACED};
+use crate::base::math::align_up;
 use crate::deadline::{Poll, Stop};
-use crate::math::align_up;
 
 impl Search<'_> {
     /// The lowest min offset among section `s`'s unplaced members, and how

@@ -35,11 +35,10 @@
 
 use alloc::vec::Vec;
 
-use super::conflicts::Graph;
-use super::graph;
 use super::tabu::{Searched, Tabu};
-use super::walk::{Walk, Walked};
 use crate::deadline::{Poll, Stop};
+use crate::graph::conflicts::Graph;
+use crate::graph::walk::{Walk, Walked};
 use crate::model::problem::Problem;
 
 /// The work of one walk's piece of a turn, in the poll's units.
@@ -68,7 +67,7 @@ impl GraphWalk {
     /// The walks of `problem` aimed at `target`, if the graph search
     /// applies to it.
     pub(crate) fn new(problem: &Problem, target: i64, seed: u64) -> Option<GraphWalk> {
-        if !graph::applies(problem) {
+        if !crate::graph::search::applies(problem) {
             return None;
         }
         let graph = Graph::new(problem);
@@ -201,10 +200,10 @@ impl GraphWalk {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::base::rng::Rng;
     use crate::deadline::Deadline;
+    use crate::exact::testing::{fits, gapped, planted};
     use crate::gen::{kernel_problem, Family, Spec};
-    use crate::rng::Rng;
-    use crate::solver::testing::{fits, gapped, planted};
 
     /// Walks `problem` aimed at `target` with `work` in all, as a lane
     /// does (again after each placement reported, until the work is
@@ -282,7 +281,7 @@ mod tests {
             };
             // Minimised, as the lanes do: whatever height they reach.
             let problem = problem.with_capacity(i64::MAX / 4).expect("higher");
-            let target = crate::load::max_load(&problem);
+            let target = crate::model::load::max_load(&problem);
             let seed = if i < 630 { i } else { i - 630 };
             let halving = i % 2 == 0 || i >= 630;
             let Some(mut all) = GraphWalk::new(&problem, target, seed) else {
@@ -348,7 +347,7 @@ mod tests {
             let problem = gapped(&mut rng)
                 .with_capacity(i64::MAX / 4)
                 .expect("higher");
-            let target = crate::load::max_load(&problem);
+            let target = crate::model::load::max_load(&problem);
             let Some(mut pair) = GraphWalk::new(&problem, target, seed) else {
                 continue;
             };

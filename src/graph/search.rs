@@ -38,9 +38,9 @@ use alloc::vec::Vec;
 
 use super::conflicts::Graph;
 use super::failed::{self, Failed};
-use crate::bits::ones;
+use crate::base::bits::ones;
+use crate::base::math::align_up;
 use crate::deadline::{Poll, Stop};
-use crate::math::align_up;
 use crate::model::problem::Problem;
 
 /// Problems up to this many buffers are searched on their graph.
@@ -461,10 +461,10 @@ impl Search<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::base::rng::Rng;
     use crate::deadline::Deadline;
-    use crate::rng::Rng;
-    use crate::solver::testing::{fits, gapped};
-    use crate::solver::{solve, Params, Verdict};
+    use crate::exact::testing::{fits, gapped};
+    use crate::exact::{solve, Params, Verdict};
 
     /// On 20,000 random problems with gaps, the conflict graph's search
     /// alone (no node limit) agrees with the sweep's search on whether

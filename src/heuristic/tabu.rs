@@ -40,11 +40,11 @@
 use alloc::vec;
 use alloc::vec::Vec;
 
-use super::conflicts::Graph;
+use crate::base::math::{align_down, align_up};
+use crate::base::rng::Rng;
 use crate::deadline::{Poll, Stop};
-use crate::math::{align_down, align_up};
+use crate::graph::conflicts::Graph;
 use crate::model::problem::Problem;
-use crate::rng::Rng;
 
 /// At most this many buffers in conflict are weighed a step (a random
 /// sample of them when more are), so a step costs a bounded number of
@@ -86,7 +86,7 @@ pub(crate) struct Tabu {
     /// which it may not overlap that place again.
     left_at: Vec<i64>,
     until: Vec<u64>,
-    pub(super) steps: u64,
+    pub(crate) steps: u64,
     rng: Rng,
     /// Whether two fixed buffers share bytes (then nothing fits), and
     /// whether every buffer fits the capacity aimed at.
@@ -206,7 +206,7 @@ impl Tabu {
     }
 
     /// The capacity aimed at.
-    pub(super) fn capacity(&self) -> i64 {
+    pub(crate) fn capacity(&self) -> i64 {
         self.capacity
     }
 
@@ -494,8 +494,8 @@ impl Tabu {
 mod tests {
     use super::*;
     use crate::deadline::Deadline;
-    use crate::solver::testing::{fits, gapped};
-    use crate::solver::{solve, Params, Verdict};
+    use crate::exact::testing::{fits, gapped};
+    use crate::exact::{solve, Params, Verdict};
 
     /// On 20,000 random problems with gaps, aimed at their capacity and
     /// below it, every placement the search reports fits (so none where

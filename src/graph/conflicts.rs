@@ -7,7 +7,7 @@
 use alloc::vec;
 use alloc::vec::Vec;
 
-use crate::bits::ones;
+use crate::base::bits::ones;
 use crate::model::problem::Problem;
 
 /// Graphs up to this many buffers keep every maximal clique for the
@@ -23,17 +23,17 @@ const MAX_ENUMERATED: usize = 1024;
 
 /// The conflict graph and the cliques the bound uses.
 pub(crate) struct Graph {
-    pub(super) words: usize,
+    pub(crate) words: usize,
     adjacent: Vec<u64>,
-    pub(super) neighbours: Vec<Vec<u32>>,
-    pub(super) size: Vec<i64>,
-    pub(super) align: Vec<i64>,
+    pub(crate) neighbours: Vec<Vec<u32>>,
+    pub(crate) size: Vec<i64>,
+    pub(crate) align: Vec<i64>,
     /// Cliques as bit sets (`words` each), and the cliques of each buffer.
-    pub(super) cliques: Vec<u64>,
-    pub(super) cliques_of: Vec<Vec<u32>>,
+    pub(crate) cliques: Vec<u64>,
+    pub(crate) cliques_of: Vec<Vec<u32>>,
     /// What enumerating its maximal cliques weighed (0 where it was not
     /// done), in the units of [`Graph::node_weight`].
-    pub(super) making: u64,
+    pub(crate) making: u64,
 }
 
 impl Graph {
@@ -133,12 +133,12 @@ impl Graph {
 
     /// What a node of the search weighs for the deadline's poll: it
     /// scans every buffer and clique.
-    pub(super) fn node_weight(&self) -> u64 {
+    pub(crate) fn node_weight(&self) -> u64 {
         (self.size.len() + self.cliques.len() / self.words) as u64 / 8 + 1
     }
 
     /// The highest top of a placement at `offsets`.
-    pub(super) fn height(&self, offsets: &[i64]) -> i64 {
+    pub(crate) fn height(&self, offsets: &[i64]) -> i64 {
         (offsets.iter().zip(&self.size))
             .map(|(&o, &s)| o + s)
             .max()
@@ -146,7 +146,7 @@ impl Graph {
     }
 
     /// Whether `a` and `b` conflict.
-    pub(super) fn adjacent(&self, a: usize, b: usize) -> bool {
+    pub(crate) fn adjacent(&self, a: usize, b: usize) -> bool {
         self.adjacent[a * self.words + b / 64] >> (b % 64) & 1 == 1
     }
 
@@ -189,7 +189,7 @@ impl Graph {
     }
 
     /// The heaviest of the cliques kept (increasing; empty if none).
-    pub(super) fn heaviest_kept_clique(&self) -> Vec<usize> {
+    pub(crate) fn heaviest_kept_clique(&self) -> Vec<usize> {
         let k = self.cliques.len() / self.words;
         let weight = |c: usize| ones(self.clique(c)).map(|m| self.size[m]).sum::<i64>();
         (0..k)
@@ -197,7 +197,7 @@ impl Graph {
             .map_or_else(Vec::new, |c| ones(self.clique(c)).collect())
     }
 
-    pub(super) fn clique(&self, k: usize) -> &[u64] {
+    pub(crate) fn clique(&self, k: usize) -> &[u64] {
         &self.cliques[k * self.words..(k + 1) * self.words]
     }
 }
@@ -288,7 +288,7 @@ impl Enumeration<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::rng::Rng;
+    use crate::base::rng::Rng;
 
     /// On 3,000 random graphs of 1-14 vertices (densities 10-90%, one or
     /// two words a row), the enumeration gives exactly the maximal cliques

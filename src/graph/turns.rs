@@ -1,5 +1,5 @@
 //! The turns of the exact search on a conflict graph (`both_searches` in
-//! the solver): which kinds take turns, in what order, and where they
+//! `graph::solve`): which kinds take turns, in what order, and where they
 //! stand at one capacity, kept between calls in the memo.
 
 use super::conflicts::Graph;
@@ -11,18 +11,18 @@ use crate::model::problem::Problem;
 /// turn and its budget, the graph's next seed, and what the turns made
 /// (the conflict graph, the walk, the growing part), kept between calls
 /// in the memo as they are between turns within a call.
-pub(super) struct Turns {
-    pub(super) graph: Graph,
-    pub(super) walk: Walk,
-    pub(super) grow: Grow,
-    pub(super) budget: u64,
+pub(crate) struct Turns {
+    pub(crate) graph: Graph,
+    pub(crate) walk: Walk,
+    pub(crate) grow: Grow,
+    pub(crate) budget: u64,
     /// The index in [`KINDS`] of the next turn.
-    pub(super) next: usize,
-    pub(super) seed: u64,
+    pub(crate) next: usize,
+    pub(crate) seed: u64,
 }
 
 impl Turns {
-    pub(super) fn new(problem: &Problem, capacity: i64) -> Turns {
+    pub(crate) fn new(problem: &Problem, capacity: i64) -> Turns {
         let graph = Graph::new(problem);
         let walk = Walk::new(problem, &graph, capacity, 0);
         let grow = Grow::new(problem, &graph);
@@ -38,11 +38,11 @@ impl Turns {
 }
 
 /// The turns of `both_searches`, in the order they take turns.
-pub(super) const KINDS: [Turn; 4] = [Turn::Grow, Turn::Graph, Turn::Walk, Turn::Sweep];
+pub(crate) const KINDS: [Turn; 4] = [Turn::Grow, Turn::Graph, Turn::Walk, Turn::Sweep];
 
 /// The turns of `both_searches`.
 #[derive(Clone, Copy)]
-pub(super) enum Turn {
+pub(crate) enum Turn {
     Graph,
     Grow,
     Walk,
@@ -52,8 +52,8 @@ pub(super) enum Turn {
 #[cfg(all(test, feature = "std"))]
 mod tests {
     use crate::deadline::Deadline;
+    use crate::exact::{solve, Params, Verdict};
     use crate::model::problem::{Buffer, Problem};
-    use crate::solver::{solve, Params, Verdict};
 
     /// A turn that the call's node limit cuts short ends the call, even
     /// one that gives back no nodes: here the heaviest clique is every

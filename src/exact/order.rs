@@ -5,10 +5,10 @@ use alloc::vec::Vec;
 use core::fmt;
 use core::str::FromStr;
 
+use crate::base::trees::MaxTree;
 use crate::deadline::{sort_polled, Poll, Stop};
+use crate::exact::sweep::Sweep;
 use crate::model::problem::Problem;
-use crate::sweep::Sweep;
-use crate::trees::MaxTree;
 
 /// A property of a buffer that a preordering sorts by, largest first.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -204,10 +204,10 @@ pub struct BadPreorder(pub alloc::string::String);
 
 impl fmt::Display for BadPreorder {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        crate::text::fill(
+        crate::base::text::fill(
             f,
             "bad preordering \"{}\": use up to four of the letters A C L O T U W Z",
-            &[crate::text::Arg::S(&self.0)],
+            &[crate::base::text::Arg::S(&self.0)],
         )
     }
 }

@@ -6,13 +6,13 @@ use alloc::vec::Vec;
 
 use super::order::Preorder;
 use super::search::{Part, RunEnd, Search, FREE};
+use crate::base::rng::Rng;
 use crate::deadline::Poll;
 use crate::model::problem::Problem;
-use crate::rng::Rng;
 
 /// Which runs [`solve_part`] makes.
 #[derive(Clone, Copy, PartialEq, Eq)]
-pub(super) enum Rotation {
+pub(crate) enum Rotation {
     /// The orderings in turns, with shaken restarts between rounds where
     /// `Params::shaken_restarts` asks for them.
     Turns,
@@ -124,7 +124,7 @@ pub(super) fn solve_part(
 /// same kind, not the same shake; drawing them in rank order instead
 /// changed no figure but a few tails either way, measured.)
 #[derive(Clone, Debug)]
-pub(super) struct Position {
+pub(crate) struct Position {
     limit: u64,
     turn: usize,
     shaken_spent: u64,
@@ -254,9 +254,9 @@ mod tests {
     #[cfg(all(feature = "constraints", feature = "heuristics"))]
     fn resumed_calls_decide_as_one_call_does() {
         use super::super::testing::{answered_in_calls, assert_decides_as, gapped, planted};
-        use super::super::{solve, Params};
+        use super::super::{solve, solve_remembering, Params};
+        use crate::base::rng::Rng;
         use crate::deadline::Deadline;
-        use crate::rng::Rng;
         let mut rng = Rng::new(0x2e5u64);
         let deadline = Deadline::new(None, None, None);
         let sweep = Params {
@@ -278,10 +278,18 @@ mod tests {
             // first run has twice the buffers), so that calls cover whole
             // runs, as the planner's do.
             let first = 1 + rng.below(0, 8 * problem.len() as i64) as u64;
-            let (answers, calls, nodes) =
-                answered_in_calls(&problem, capacities, (&sweep, first, true));
-            let (_, _, fresh_nodes) =
-                answered_in_calls(&problem, capacities, (&sweep, first, false));
+            let (answers, calls, nodes) = answered_in_calls(
+                &problem,
+                capacities,
+                (&sweep, first, true),
+                solve_remembering,
+            );
+            let (_, _, fresh_nodes) = answered_in_calls(
+                &problem,
+                capacities,
+                (&sweep, first, false),
+                solve_remembering,
+            );
             for k in 0..2 {
                 let what = alloc::format!("problem {i}");
                 assert_decides_as(&problem, capacities[k], (&whole[k], &answers[k]), &what);
@@ -308,8 +316,8 @@ mod tests {
         use super::super::testing::{fits, gapped, planted};
         use super::super::{solve, solve_into, Params, Stats, Verdict};
         use super::Rotation;
+        use crate::base::rng::Rng;
         use crate::deadline::Deadline;
-        use crate::rng::Rng;
         let mut rng = Rng::new(0x54a6);
         let deadline = Deadline::new(None, None, None);
         let turns = Params {
@@ -336,7 +344,8 @@ mod tests {
                     &Params::default(),
                     &deadline,
                     &mut stats,
-                    (Rotation::ShakenOnly, &mut super::super::Memo::default()),
+                    Rotation::ShakenOnly,
+                    &mut super::super::Memo::default(),
                 );
                 match (&expected, &shaken) {
                     (Verdict::Solved(_), Verdict::Solved(offsets)) => {

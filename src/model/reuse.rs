@@ -11,7 +11,7 @@
 use alloc::vec::Vec;
 
 use crate::model::problem::Problem;
-use crate::solution::Solution;
+use crate::model::solution::Solution;
 
 /// Whether `[a, a + size_a)` and `[b, b + size_b)` meet (sizes positive).
 fn meet(a: i64, size_a: i64, b: i64, size_b: i64) -> bool {

@@ -131,7 +131,7 @@ pub enum ValidationError {
 
 impl core::fmt::Display for ValidationError {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        use crate::text::{
+        use crate::base::text::{
             fill,
             Arg::{I, U},
         };
@@ -329,7 +329,7 @@ pub fn validate_below(
             });
         }
     }
-    crate::sort::sort_by_key(&mut pieces, |p| p.start);
+    crate::base::sort::sort_by_key(&mut pieces, |p| p.start);
 
     // Memory ranges in use, keyed by their start and holding (end,
     // buffer): disjoint (so their starts differ) as long as the placement
@@ -340,7 +340,7 @@ pub fn validate_below(
     // Every piece ending by a start began before it, so it is in `active`
     // when its end comes up: the ends, sorted once, replace a heap.
     let mut ends: Vec<(i64, i64)> = pieces.iter().map(|p| (p.end, p.lower)).collect();
-    crate::sort::sort(&mut ends);
+    crate::base::sort::sort(&mut ends);
     let mut next_end = 0;
     for p in &pieces {
         while let Some(&(t, lower)) = ends.get(next_end) {
@@ -492,7 +492,7 @@ pub fn validate_pooled(
     for (i, b) in problem.buffers().iter().enumerate() {
         let pool = &pools[pool_of[i] as usize];
         let offset = solution.offsets[i] - pool.base;
-        let alignment = crate::math::lcm(b.alignment, pool.alignment).unwrap_or(i64::MAX);
+        let alignment = crate::base::math::lcm(b.alignment, pool.alignment).unwrap_or(i64::MAX);
         if offset < 0 {
             return Err(ValidationError::Negative { buffer: i, offset });
         }

@@ -6,7 +6,7 @@
 //! keys above the key of the buffer placed just before (canonical partial
 //! solutions: offset-monotonic, then index-monotonic). Every other rule
 //! prunes nodes that no jump-compacted solution passes through; see the
-//! module documentation of [`crate::solver`].
+//! module documentation of [`crate::exact`].
 //!
 //! All state lives in arrays sized once; placing a buffer logs the old
 //! values it overwrites, and backtracking replays the log. Nothing on the
@@ -17,9 +17,9 @@ use alloc::vec::Vec;
 
 use super::order::Orderings;
 use super::params::Params;
+use crate::base::trees::MaxTree;
 use crate::deadline::{Poll, Stop};
-use crate::sweep::Sweep;
-use crate::trees::MaxTree;
+use crate::exact::sweep::Sweep;
 
 mod node;
 mod propagate;
@@ -160,7 +160,7 @@ impl<'a> Search<'a> {
         let mut order: Vec<u32> = (0..n as u32)
             .filter(|&b| sweep.hull[b as usize][0] < sweep.hull[b as usize][1])
             .collect();
-        crate::sort::sort_by_key(&mut order, |&b| (sweep.hull[b as usize][0], b));
+        crate::base::sort::sort_by_key(&mut order, |&b| (sweep.hull[b as usize][0], b));
         let mut search = Search {
             sweep,
             params,
@@ -243,7 +243,7 @@ impl<'a> Search<'a> {
         &mut self,
         part: Part,
         (from, into): (usize, usize),
-        rng: &mut crate::rng::Rng,
+        rng: &mut crate::base::rng::Rng,
         spread: u64,
     ) {
         debug_assert!(self.undo.is_empty());
@@ -259,8 +259,8 @@ impl<'a> Search<'a> {
             self.rerank_keys.push(([key, 0, 0, 0], b));
             self.rerank_values.push(rank);
         }
-        crate::sort::sort(&mut self.rerank_keys);
-        crate::sort::sort(&mut self.rerank_values);
+        crate::base::sort::sort(&mut self.rerank_keys);
+        crate::base::sort::sort(&mut self.rerank_values);
         for (&(_, b), &r) in self.rerank_keys.iter().zip(&self.rerank_values) {
             self.orderings.ranks[into][b as usize] = r;
         }

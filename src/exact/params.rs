@@ -32,14 +32,14 @@ pub struct Params {
     /// Orderings tried round-robin (one: no node limit per round).
     pub preorders: Vec<Preorder>,
     /// Between rounds of the orderings, short restarts of them shaken at
-    /// random (not in the reference; see `solver::rounds::solve_part`).
+    /// random (not in the reference; see `exact::rounds::solve_part`).
     pub shaken_restarts: bool,
     /// Give up after this many nodes in all.
     pub node_limit: Option<u64>,
     /// Search small problems whose buffers have gaps but no windows (a
     /// kernel's separations, lowered) on their conflict graph too, in turns
     /// with the sweep's search and a walk over orders that looks for a
-    /// placement (see `solver::graph`, `solver::walk`); the rules above rule
+    /// placement (see `graph::search`, `graph::walk`); the rules above rule
     /// the sweep's turns only. The planner sets it for problems with
     /// separations; builds without the `constraints` feature ignore it.
     pub conflict_graph: bool,

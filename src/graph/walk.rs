@@ -30,10 +30,10 @@ use alloc::vec;
 use alloc::vec::Vec;
 
 use super::conflicts::Graph;
+use crate::base::math::align_up;
+use crate::base::rng::Rng;
 use crate::deadline::{Poll, Stop};
-use crate::math::align_up;
 use crate::model::problem::Problem;
-use crate::rng::Rng;
 
 /// What an order costs: how far its highest buffer reaches above the
 /// capacity (when the walk weighs the height first, else 0), then how far
@@ -62,20 +62,20 @@ pub(crate) enum Walked {
 
 /// The walk's state between turns.
 pub(crate) struct Walk {
-    pub(super) capacity: i64,
+    pub(crate) capacity: i64,
     /// The free buffers in the order decoded; `position` inverts it.
     order: Vec<u32>,
     position: Vec<u32>,
     /// Offsets of the current order (fixed buffers at theirs).
-    pub(super) offset: Vec<i64>,
+    pub(crate) offset: Vec<i64>,
     fixed: Vec<bool>,
     cost: Cost,
     /// Whether the cost weighs the height first (see [`Cost`]).
     by_height: bool,
     /// The current order's height.
-    pub(super) height: i64,
+    pub(crate) height: i64,
     history: [Cost; HISTORY],
-    pub(super) steps: u64,
+    pub(crate) steps: u64,
     rng: Rng,
     /// Every buffer as (offset, buffer), in increasing order, as the
     /// current order places them: a decoding takes the buffers before its
@@ -88,7 +88,7 @@ pub(crate) struct Walk {
     saved: Vec<i64>,
     above: Vec<u32>,
     /// Whether no two fixed buffers clash, and the top of the highest.
-    pub(super) runnable: bool,
+    pub(crate) runnable: bool,
     fixed_top: i64,
 }
 
@@ -175,7 +175,7 @@ impl Walk {
     /// From now on, weighs how far the highest buffer reaches above the
     /// capacity first (see [`Cost`]), its cost counted again so.
     #[cfg_attr(not(feature = "heuristics"), allow(dead_code))]
-    pub(super) fn weigh_height_first(&mut self, graph: &Graph) {
+    pub(crate) fn weigh_height_first(&mut self, graph: &Graph) {
         self.by_height = true;
         let capacity = self.capacity;
         self.retarget(graph, capacity);
@@ -386,9 +386,9 @@ impl Walk {
 mod tests {
     use super::*;
     use crate::deadline::Deadline;
-    use crate::solver::grow::first_fit;
-    use crate::solver::testing::{fits, gapped, planted};
-    use crate::solver::{solve, Params, Verdict};
+    use crate::exact::testing::{fits, gapped, planted};
+    use crate::exact::{solve, Params, Verdict};
+    use crate::graph::grow::first_fit;
 
     /// On 20,000 random problems with gaps, every placement the walk
     /// reports is valid and fits, so none where the sweep's search proves

@@ -21,7 +21,7 @@ use alloc::vec::Vec;
 
 use crate::deadline::{sort_polled, zeros_polled, Poll, Stop};
 /// Where the max load lived before it had a home of its own.
-pub use crate::load::max_load;
+pub use crate::model::load::max_load;
 use crate::model::problem::Problem;
 
 /// A buffer's presence in a range of sections: sections `[first, end)`,
@@ -333,7 +333,7 @@ fn one_entry_per_neighbour(
         at[b] = write as u32;
         pairs.clear();
         pairs.extend(r.map(|k| (nbr[k], if any_windows { dist[k] } else { 0 })));
-        crate::sort::sort_by_key(&mut pairs, |p| (p.0, core::cmp::Reverse(p.1)));
+        crate::base::sort::sort_by_key(&mut pairs, |p| (p.0, core::cmp::Reverse(p.1)));
         pairs.dedup_by_key(|p| p.0);
         for &(x, d) in &pairs {
             nbr[write] = x;
@@ -423,7 +423,7 @@ fn prefix_sums(delta: &[i64]) -> Vec<i64> {
 /// Counts the pairs whose forbidden offset differences do not form one
 /// interval around zero: those pairs can be placed interleaved.
 fn count_interleaving(forbidden: &mut [(u32, u32, i64, i64)]) -> u64 {
-    crate::sort::sort(forbidden);
+    crate::base::sort::sort(forbidden);
     let mut count = 0;
     let mut i = 0;
     while i < forbidden.len() {

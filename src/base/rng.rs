@@ -30,6 +30,7 @@ impl Rng {
     }
 
     /// Uniform in `lo..hi` (`lo` if empty).
+    #[cfg(any(test, feature = "gen", feature = "heuristics", feature = "constraints"))]
     pub(crate) fn below(&mut self, lo: i64, hi: i64) -> i64 {
         if hi <= lo {
             return lo;

@@ -129,7 +129,7 @@ impl Search<'_> {
         }
         let sweep = self.sweep;
         let slice = &mut self.order[part.lo as usize..(part.lo + part.len) as usize];
-        crate::sort::sort_by_key(slice, |&b| (sweep.hull[b as usize][0], b));
+        crate::base::sort::sort_by_key(slice, |&b| (sweep.hull[b as usize][0], b));
         for (i, &b) in slice.iter().enumerate() {
             self.pos[b as usize] = part.lo + i as u32;
         }
@@ -205,8 +205,8 @@ impl Search<'_> {
             self.rerank_values
                 .push(self.orderings.ranks[self.ranking][b as usize]);
         }
-        crate::sort::sort(&mut self.rerank_keys);
-        crate::sort::sort(&mut self.rerank_values);
+        crate::base::sort::sort(&mut self.rerank_keys);
+        crate::base::sort::sort(&mut self.rerank_values);
         let rank = &mut self.orderings.ranks[self.ranking];
         for (&(_, b), &r) in self.rerank_keys.iter().zip(&self.rerank_values) {
             let old = rank[b as usize];

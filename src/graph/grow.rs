@@ -26,14 +26,14 @@ use alloc::vec::Vec;
 
 use super::conflicts::Graph;
 use super::failed::Failed;
-use super::graph::{self, End};
+use super::search::{self, End};
 use super::walk::{Walk, Walked};
+use crate::base::math::align_up;
 use crate::deadline::{Poll, Stop};
-use crate::math::align_up;
 use crate::model::problem::Problem;
 
 /// What a turn of the growing search ended with.
-pub(super) enum Grown {
+pub(crate) enum Grown {
     /// An offset per buffer of the whole problem.
     Found(Vec<i64>),
     /// A part has no placement, so the whole has none.
@@ -45,7 +45,7 @@ pub(super) enum Grown {
 }
 
 /// The part of the problem searched, kept between turns: it only grows.
-pub(super) struct Grow {
+pub(crate) struct Grow {
     members: Vec<usize>,
     member: Vec<bool>,
     /// The part last made (its size, the capacity), its graph and the
@@ -57,7 +57,7 @@ pub(super) struct Grow {
 
 impl Grow {
     /// The fixed buffers and the heaviest clique of `graph`.
-    pub(super) fn new(problem: &Problem, graph: &Graph) -> Grow {
+    pub(crate) fn new(problem: &Problem, graph: &Graph) -> Grow {
         let n = problem.len();
         let mut grow = Grow {
             members: Vec::new(),
@@ -87,7 +87,7 @@ impl Grow {
     /// whole graph's: a part's node weighs what it scans (fewer buffers,
     /// but maybe more cliques, see `conflicts`), so the turn is charged
     /// its work, in the units the walk's turns are given.
-    pub(super) fn run(
+    pub(crate) fn run(
         &mut self,
         (problem, graph): (&Problem, &Graph),
         capacity: i64,
@@ -123,7 +123,7 @@ impl Grow {
             let (_, _, part, part_graph, failed) = self.made.insert(made);
             let weight = part_graph.node_weight();
             let nodes = budget.saturating_sub(spent) / weight;
-            let searched = graph::search(
+            let searched = search::search(
                 (part, part_graph),
                 capacity,
                 (Some(nodes.max(1)), seed),
@@ -210,7 +210,7 @@ impl Grow {
 /// the byte ranges `blocks` (sorted here, in place): first-fit against
 /// the neighbours placed so far, for the parts' extension (and, in a
 /// test, the reference the walk's decoding is checked against).
-pub(super) fn first_fit(blocks: &mut [(i64, i64)], size: i64, align: i64) -> i64 {
+pub(crate) fn first_fit(blocks: &mut [(i64, i64)], size: i64, align: i64) -> i64 {
     blocks.sort_unstable();
     let mut at = 0i64;
     for &(bottom, top) in blocks.iter() {
@@ -227,10 +227,10 @@ pub(super) fn first_fit(blocks: &mut [(i64, i64)], size: i64, align: i64) -> i64
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::base::rng::Rng;
     use crate::deadline::Deadline;
-    use crate::rng::Rng;
-    use crate::solver::testing::{fits, gapped};
-    use crate::solver::{solve, Params, Verdict};
+    use crate::exact::testing::{fits, gapped};
+    use crate::exact::{solve, Params, Verdict};
 
     /// On 20,000 random problems with gaps (fixed buffers, alignments),
     /// also aimed below their capacity: a part proven to have no placement
@@ -311,7 +311,8 @@ mod tests {
             }
             let limits = (Some(100_000), 0);
             let mut failed = Failed::new();
-            let whole = graph::search((&lowered, &graph), capacity, limits, &mut failed, &mut poll);
+            let whole =
+                search::search((&lowered, &graph), capacity, limits, &mut failed, &mut poll);
             match (&grown, &whole.end) {
                 (Grown::Found(_), End::Infeasible) | (Grown::Infeasible, End::Found(_)) => {
                     panic!("kernel {seed}: the part and the whole disagree")

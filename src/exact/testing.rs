@@ -1,29 +1,33 @@
-//! Random problems for the tests of the searches on conflict graphs.
+//! Random problems for the tests of the exact searches (the sweep's and
+//! those on conflict graphs), and the check that calls resumed on a memo
+//! decide as one call does.
 
 use alloc::vec::Vec;
 
 #[cfg(feature = "heuristics")]
-use super::{solve_remembering, Memo, Params, Verdict};
-use crate::math::align_up;
+use super::{Params, Stats, Verdict};
+use crate::base::math::align_up;
+use crate::base::rng::Rng;
+#[cfg(feature = "heuristics")]
+use crate::deadline::Deadline;
 use crate::model::problem::{Buffer, Gap, Problem};
-use crate::rng::Rng;
 
 /// Whether `offsets` is a valid placement of `problem` whose every
 /// buffer ends within `capacity`.
-pub(super) fn fits(problem: &Problem, offsets: &[i64], capacity: i64) -> bool {
-    let solution = crate::solution::Solution {
+pub(crate) fn fits(problem: &Problem, offsets: &[i64], capacity: i64) -> bool {
+    let solution = crate::model::solution::Solution {
         offsets: offsets.to_vec(),
     };
     let mut tops = offsets
         .iter()
         .zip(problem.buffers())
         .map(|(o, b)| o + b.size);
-    crate::solution::validate(problem, &solution).is_ok() && tops.all(|t| t <= capacity)
+    crate::model::solution::validate(problem, &solution).is_ok() && tops.all(|t| t <= capacity)
 }
 
 /// A small random problem with gaps (no windows) and alignments, some
 /// buffers fixed: what lowered separations look like, and more.
-pub(super) fn gapped(rng: &mut Rng) -> Problem {
+pub(crate) fn gapped(rng: &mut Rng) -> Problem {
     let n = rng.below(1, 9) as usize;
     let mut buffers = Vec::new();
     for i in 0..n {
@@ -64,7 +68,7 @@ pub(super) fn gapped(rng: &mut Rng) -> Problem {
 /// pairs whose planted bytes are disjoint separated (so the planted
 /// placement stays valid and the conflict graph is dense). Returns the
 /// problem at that capacity.
-pub(super) fn planted(rng: &mut Rng, n: usize) -> Problem {
+pub(crate) fn planted(rng: &mut Rng, n: usize) -> Problem {
     const GRID: i64 = 32;
     let slots = rng.below(32, 128);
     let capacity = slots * GRID;
@@ -114,15 +118,17 @@ pub(super) fn planted(rng: &mut Rng, n: usize) -> Problem {
 /// Calls of the search at each of `capacities`, alternating, each cut
 /// short by a node limit that starts at `first` and doubles per call,
 /// until every capacity is answered; on one memo for all the calls if
-/// `remembering`, else each on a memo of its own. The answers, and per
-/// capacity how many calls it took and their nodes in all.
+/// `remembering`, else each on a memo of its own; `solve` is the search
+/// with its memo (the sweep's, or the turns on a conflict graph). The
+/// answers, and per capacity how many calls it took and their nodes in all.
 #[cfg(feature = "heuristics")]
-pub(super) fn answered_in_calls(
+pub(crate) fn answered_in_calls<Memo: Default>(
     problem: &Problem,
     capacities: [i64; 2],
     (params, first, remembering): (&Params, u64, bool),
+    solve: impl Fn(&Problem, i64, &Params, &Deadline<'_>, &mut Memo) -> (Verdict, Stats),
 ) -> ([Verdict; 2], [u32; 2], [u64; 2]) {
-    let deadline = crate::deadline::Deadline::new(None, None, None);
+    let deadline = Deadline::new(None, None, None);
     let mut memo = Memo::default();
     let (mut calls, mut nodes, mut limits) = ([0u32; 2], [0u64; 2], [first; 2]);
     let mut answers: [Option<Verdict>; 2] = [None, None];
@@ -138,8 +144,7 @@ pub(super) fn answered_in_calls(
                 node_limit: Some(limits[k]),
                 ..params.clone()
             };
-            let (verdict, stats) =
-                solve_remembering(problem, capacities[k], &limited, &deadline, &mut memo);
+            let (verdict, stats) = solve(problem, capacities[k], &limited, &deadline, &mut memo);
             calls[k] += 1;
             nodes[k] += stats.nodes;
             limits[k] *= 2;
@@ -154,7 +159,7 @@ pub(super) fn answered_in_calls(
 /// Panics unless `got` decides as `one` at `capacity`: a valid placement
 /// below it where `one` places, the same verdict elsewhere.
 #[cfg(feature = "heuristics")]
-pub(super) fn assert_decides_as(
+pub(crate) fn assert_decides_as(
     problem: &Problem,
     capacity: i64,
     (one, got): (&Verdict, &Verdict),

@@ -200,7 +200,7 @@ mod tests {
     #[test]
     #[cfg(feature = "heuristics")]
     fn chmax_matches_a_plain_array() {
-        let mut rng = crate::rng::Rng::new(11);
+        let mut rng = crate::base::rng::Rng::new(11);
         let mut next = move || rng.next();
         for n in 1..40usize {
             let mut plain = vec![0i64; n];
@@ -223,7 +223,7 @@ mod tests {
 
     #[test]
     fn matches_a_plain_array() {
-        let mut rng = crate::rng::Rng::new(7);
+        let mut rng = crate::base::rng::Rng::new(7);
         let mut next = move || rng.next();
         for n in 1..40usize {
             let mut plain: Vec<i64> = (0..n).map(|_| (next() % 100) as i64).collect();

@@ -17,7 +17,7 @@
 use alloc::vec;
 use alloc::vec::Vec;
 
-use crate::bits::ones;
+use crate::base::bits::ones;
 use crate::deadline::Deadline;
 use crate::model::problem::Problem;
 
@@ -324,8 +324,8 @@ fn first_one(set: &[u64]) -> Option<usize> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::base::rng::Rng;
     use crate::model::problem::{Buffer, Gap};
-    use crate::rng::Rng;
 
     /// The heaviest clique by trying every subset of the eligible buffers.
     fn by_subsets(problem: &Problem) -> i64 {
@@ -441,7 +441,7 @@ mod tests {
                     exact.max(known)
                 );
             }
-            above_load += usize::from(bound > crate::load::max_load(&problem));
+            above_load += usize::from(bound > crate::model::load::max_load(&problem));
         }
         assert!(
             above_load > 100,

@@ -41,7 +41,7 @@
 use alloc::vec;
 use alloc::vec::Vec;
 
-use crate::rng::spread;
+use crate::base::rng::spread;
 
 /// Slots at the start, and at most (16 bytes each: 4 MiB).
 const MIN_SLOTS: usize = 1 << 10;
@@ -49,7 +49,7 @@ const MAX_SLOTS: usize = 1 << 18;
 
 /// The part of a state's key that one buffer at one lowest offset adds
 /// (or, added again, removes).
-pub(super) fn part(buffer: usize, lowest: i64) -> u128 {
+pub(crate) fn part(buffer: usize, lowest: i64) -> u128 {
     let a = spread((buffer as u64) ^ (lowest as u64).rotate_left(20));
     let b = spread(a ^ (buffer as u64).wrapping_mul(0xD6E8_FEB8_6659_FD93) ^ lowest as u64);
     (u128::from(a) << 64) | u128::from(b)
@@ -57,7 +57,7 @@ pub(super) fn part(buffer: usize, lowest: i64) -> u128 {
 
 /// The part of a node's key that says `buffer` waits (offsets are never
 /// negative, so no lowest offset's part is this).
-pub(super) fn waiting(buffer: usize) -> u128 {
+pub(crate) fn waiting(buffer: usize) -> u128 {
     part(buffer, -1)
 }
 
@@ -69,7 +69,7 @@ pub(crate) struct Failed {
     /// there and below.
     capacity: i64,
     /// Nodes found dead here (kept when the states are forgotten).
-    pub(super) hits: u64,
+    pub(crate) hits: u64,
 }
 
 impl Failed {
@@ -85,7 +85,7 @@ impl Failed {
     /// A table that remembers nothing: the search as it is without one,
     /// for the tests that compare the two.
     #[cfg(test)]
-    pub(super) fn off() -> Failed {
+    pub(crate) fn off() -> Failed {
         Failed {
             slots: Vec::new(),
             ..Failed::new()
@@ -97,7 +97,7 @@ impl Failed {
     /// at, nothing is known, so all is forgotten. The states this search
     /// adds hold only at `capacity` and below, so that is where the table
     /// holds from now on.
-    pub(super) fn at(&mut self, capacity: i64) {
+    pub(crate) fn at(&mut self, capacity: i64) {
         if capacity > self.capacity && self.filled > 0 {
             let hits = self.hits;
             *self = Failed::new();
@@ -111,14 +111,14 @@ impl Failed {
     }
 
     /// Whether `key`'s state was exhausted (and still remembered).
-    pub(super) fn contains(&mut self, key: u128) -> bool {
+    pub(crate) fn contains(&mut self, key: u128) -> bool {
         let hit = key != 0 && !self.slots.is_empty() && self.slots[self.slot(key)] == key;
         self.hits += u64::from(hit);
         hit
     }
 
     /// Remembers that `key`'s state has no completion.
-    pub(super) fn insert(&mut self, key: u128) {
+    pub(crate) fn insert(&mut self, key: u128) {
         if key == 0 || self.slots.is_empty() {
             return;
         }
