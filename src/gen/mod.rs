@@ -15,9 +15,15 @@
 //! - [`Family::Independent`], a step whose sizes say nothing of the
 //!   lifetimes (log-uniform, 10 B-10 MB, for short and long buffers
 //!   alike), so no order by size also orders by lifetime;
+//! - [`Family::Issued`], the same sizes, its buffers issued one after
+//!   another in program order (each 0-2 steps after the one before), as
+//!   a compiler's schedule hands them over;
 //! - [`Family::Planted`], a zero-waste packing: a rectangle of memory by
 //!   time cut by random guillotine cuts into the buffers, so a placement
 //!   at the max load exists and the optimum is known ([`planted_optimum`]);
+//! - [`Family::Pinwheel`], a zero-waste packing that no guillotine cut
+//!   decomposes: the rectangle cut into a centre ringed by four blades,
+//!   and each piece again, largest first (optimum known the same way);
 //! - [`Family::Swept`], a zero-waste packing not cut by guillotine: memory
 //!   swept through time, every hole refilled at once by pieces that
 //!   straddle the ones they replace (optimum known the same way);
@@ -43,6 +49,7 @@ use crate::base::rng::Rng;
 use crate::model::problem::Buffer;
 
 mod kernel;
+mod pinwheel;
 mod planted;
 mod spec;
 mod swept;
@@ -81,7 +88,9 @@ pub fn generate(spec: Spec) -> Vec<Buffer> {
     match spec.family {
         Family::Step | Family::LongLived => step(spec),
         Family::Independent => independent(spec),
+        Family::Issued => issued(spec),
         Family::Planted => planted(spec).0,
+        Family::Pinwheel => pinwheel::pinwheel_with_offsets(spec).0,
         Family::Swept => swept::swept_with_offsets(spec, PLANTED_HEIGHT).0,
         Family::Kernel | Family::StagedKernel => kernel(spec, None).0,
         Family::PlantedKernel => kernel::planted_kernel(spec, None).0,
@@ -146,8 +155,6 @@ fn independent(spec: Spec) -> Vec<Buffer> {
     let mut rng = Rng::new(spec.seed ^ 0x1D3E_9E4D_E17E_0001);
     let steps = (spec.buffers as i64 / 4).max(8);
     let align = spec.alignment.max(1);
-    // ln(10) .. ln(10^7), as a uniform over the exponent.
-    let (lo, hi) = (core::f64::consts::LN_10, 7.0 * core::f64::consts::LN_10);
     let mut out = Vec::with_capacity(spec.buffers);
     for i in 0..spec.buffers {
         let kind = rng.below(0, 100);
@@ -160,14 +167,50 @@ fn independent(spec: Spec) -> Vec<Buffer> {
         }
         .min(steps);
         let lower = rng.below(0, steps - length + 1);
-        let unit = (rng.next() >> 11) as f64 / (1u64 << 53) as f64;
-        let size = libm_exp(lo + unit * (hi - lo)).max(1.0) as i64;
-        let size = (size + align - 1) / align * align;
+        let size = log_uniform_size(&mut rng, align);
         let mut b = Buffer::new(format!("{i}"), lower, lower + length, size);
         b.alignment = align;
         out.push(b);
     }
     out
+}
+
+/// [`Family::Issued`]: buffers issued one after another in program order,
+/// each 0-2 steps after the one before (0, 1 or 2 with odds 2:2:1, so
+/// about 1.25 buffers a step); 80 % live 1-6 steps, 18 % 5-200, 2 % 6-60 %
+/// of the whole program (its expected length); sizes log-uniform over
+/// 10 B-10 MB whatever the lifetime.
+fn issued(spec: Spec) -> Vec<Buffer> {
+    let mut rng = Rng::new(spec.seed ^ 0x155E_D000_0000_0007);
+    let program = (spec.buffers as i64 * 4 / 5).max(8);
+    let align = spec.alignment.max(1);
+    let mut out = Vec::with_capacity(spec.buffers);
+    let mut now = 0;
+    for i in 0..spec.buffers {
+        now += [0, 0, 1, 1, 2][rng.below(0, 5) as usize];
+        let kind = rng.below(0, 100);
+        let length = if kind < 80 {
+            rng.below(1, 7)
+        } else if kind < 98 {
+            rng.below(5, 201)
+        } else {
+            (program * rng.below(6, 61) / 100).max(1)
+        };
+        let size = log_uniform_size(&mut rng, align);
+        let mut b = Buffer::new(format!("{i}"), now, now + length, size);
+        b.alignment = align;
+        out.push(b);
+    }
+    out
+}
+
+/// A size log-uniform over 10 B-10 MB, rounded up to `align`.
+fn log_uniform_size(rng: &mut Rng, align: i64) -> i64 {
+    // ln(10) .. ln(10^7), as a uniform over the exponent.
+    let (lo, hi) = (core::f64::consts::LN_10, 7.0 * core::f64::consts::LN_10);
+    let unit = (rng.next() >> 11) as f64 / (1u64 << 53) as f64;
+    let size = libm_exp(lo + unit * (hi - lo)).max(1.0) as i64;
+    (size + align - 1) / align * align
 }
 
 /// `e^x` without `std` (the core is `no_std`): a power of two times a
@@ -191,6 +234,7 @@ fn libm_exp(x: f64) -> f64 {
 pub fn planted_optimum(spec: Spec) -> Option<i64> {
     match spec.family {
         Family::Planted => Some(planted(spec).1),
+        Family::Pinwheel => Some(pinwheel::pinwheel_with_offsets(spec).1),
         Family::Swept => Some(swept::swept_with_offsets(spec, PLANTED_HEIGHT).1),
         Family::PlantedKernel => Some(kernel::planted_kernel(spec, None).2),
         _ => None,

@@ -15,8 +15,14 @@ pub enum Family {
     LongLived,
     /// A training step whose sizes do not depend on lifetimes.
     Independent,
+    /// A training step whose sizes do not depend on lifetimes, its buffers
+    /// issued one after another in program order.
+    Issued,
     /// A zero-waste packing of a known optimum, cut by guillotine.
     Planted,
+    /// A zero-waste packing of a known optimum that no guillotine cut
+    /// decomposes: pinwheels (a centre ringed by four blades), recursively.
+    Pinwheel,
     /// A zero-waste packing of a known optimum, not cut by guillotine.
     Swept,
     /// An accelerator kernel with dense separations.
@@ -31,11 +37,13 @@ pub enum Family {
 
 impl Family {
     /// Every family.
-    pub const ALL: [Family; 8] = [
+    pub const ALL: [Family; 10] = [
         Family::Step,
         Family::LongLived,
         Family::Independent,
+        Family::Issued,
         Family::Planted,
+        Family::Pinwheel,
         Family::Swept,
         Family::Kernel,
         Family::PlantedKernel,
@@ -48,7 +56,9 @@ impl Family {
             Family::Step => "step",
             Family::LongLived => "long-lived",
             Family::Independent => "independent",
+            Family::Issued => "issued",
             Family::Planted => "planted",
+            Family::Pinwheel => "pinwheel",
             Family::Swept => "swept",
             Family::Kernel => "kernel",
             Family::PlantedKernel => "planted-kernel",
