@@ -578,3 +578,49 @@ fn planted_kernels_say_their_optimum_and_no_answer_contradicts_it() {
         assert_ne!(o.status.code(), Some(2), "seed {seed}: {}", stderr(&o));
     }
 }
+
+/// `--stats` and `--json` say where the search started, the best plain
+/// order's height, and how much of its gap to the max load the search
+/// closed: the plain order is no lower than the height returned, and the
+/// share closed follows from the three figures. A pinwheel packing of 201
+/// pieces, minimised with a fixed count of restarts (no clock in it).
+#[test]
+fn stats_say_the_plain_order_and_the_gap_closed() {
+    let path = temp("pinwheel-201.csv");
+    let o = bin()
+        .args(["gen", "--family=pinwheel", "--buffers=201", "--seed=4"])
+        .arg(format!("--output={}", path.display()))
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let o = bin()
+        .args(["--minimize", "--restarts=20", "--threads=1", "--json"])
+        .arg(format!("--input={}", path.display()))
+        .arg("--output=/dev/null")
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let err = stderr(&o);
+    let json: serde_json::Value = serde_json::from_str(err.lines().last().unwrap()).unwrap();
+    let (plain, height, load) = (
+        json["plain_height"].as_i64().expect("a plain order ran"),
+        json["height"].as_i64().unwrap(),
+        json["max_load"].as_i64().unwrap(),
+    );
+    assert!(plain >= height && height >= load, "{err}");
+    let o = bin()
+        .args(["--minimize", "--restarts=20", "--threads=1", "--stats"])
+        .arg(format!("--input={}", path.display()))
+        .arg("--output=/dev/null")
+        .output()
+        .unwrap();
+    let err = stderr(&o);
+    assert!(err.contains(&format!("plain order    {plain} ")), "{err}");
+    if plain > load {
+        let closed = 100.0 * (plain - height) as f64 / (plain - load) as f64;
+        assert!(
+            err.contains(&format!("gap closed     {closed:.1}%")),
+            "{err}"
+        );
+    }
+}

@@ -107,7 +107,9 @@ pub(crate) fn pinwheel_with_offsets(spec: Spec) -> (Vec<Buffer>, i64, Vec<i64>) 
 fn two_cuts(rng: &mut Rng, lo: i64, hi: i64, unit: i64) -> (i64, i64) {
     let span = hi - lo;
     let x = lo + rng.below(span / 4, span / 2).clamp(1, span - 2);
-    let y = x + rng.below((hi - x) / 4, (hi - x) * 3 / 4 + 1).clamp(1, hi - x - 1);
+    let y = x + rng
+        .below((hi - x) / 4, (hi - x) * 3 / 4 + 1)
+        .clamp(1, hi - x - 1);
     (x * unit, y * unit)
 }
 

@@ -125,6 +125,7 @@ fn fit_level(work: &Work<'_>, coarse: Option<&schedule::CoarseSolve<'_>>) -> Out
     };
     outcome.stats = stats;
     outcome.restarts = found.placements;
+    outcome.plain_height = found.plain_height;
     if found.lower > capacity {
         outcome.status = Status::Infeasible;
         outcome.lower_bound = found.lower;

@@ -91,6 +91,7 @@ fn minimize_level(work: &Work<'_>, coarse: Option<&schedule::CoarseSolve<'_>>) -
     };
     outcome.stats = bisection.stats;
     outcome.restarts = found.placements;
+    outcome.plain_height = found.plain_height;
     finish(work, outcome, found.best, found.lower, found.stop)
 }
 

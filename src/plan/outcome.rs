@@ -52,6 +52,11 @@ pub struct Outcome {
     pub stats: Stats,
     /// Improving restarts run.
     pub restarts: u64,
+    /// The lowest height of the heuristics' plain orders (each strategy's
+    /// first placement), where the improving search started; `None` where
+    /// none ran. How much of the gap from it to the max load the search
+    /// closed is what the improvement is worth.
+    pub plain_height: Option<i64>,
     /// When fitting was proven infeasible: buffers that cannot fit
     /// together (see `explain`).
     #[cfg(feature = "constraints")]
@@ -94,6 +99,7 @@ impl Outcome {
             stopped: None,
             stats: Stats::default(),
             restarts: 0,
+            plain_height: None,
             #[cfg(feature = "constraints")]
             conflict: None,
             #[cfg(feature = "constraints")]

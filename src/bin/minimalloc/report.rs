@@ -79,6 +79,16 @@ impl Figures<'_> {
             row("penalty bound", p.lower_bound.to_string());
         }
         row("source", describe(o.source));
+        if let (Some(plain), Some(h)) = (o.plain_height, self.height()) {
+            row(
+                "plain order",
+                format!("{plain} (the best strategy's first placement)"),
+            );
+            if plain > self.max_load {
+                let closed = 100.0 * (plain - h) as f64 / (plain - self.max_load) as f64;
+                row("gap closed", format!("{closed:.1}% of it to the max load"));
+            }
+        }
         row("restarts", o.restarts.to_string());
         row("nodes", o.stats.nodes.to_string());
         row("backtracks", o.stats.backtracks.to_string());
@@ -131,7 +141,7 @@ impl Figures<'_> {
         let number = |v: Option<i64>| v.map_or("null".to_string(), |v| v.to_string());
         format!(
             "{{\"buffers\":{},\"max_load\":{},\"status\":{},\"height\":{},\"lower_bound\":{},\
-             \"optimal\":{},\"source\":{},\"restarts\":{},\"nodes\":{},\"backtracks\":{},\
+             \"optimal\":{},\"source\":{},\"plain_height\":{},\"restarts\":{},\"nodes\":{},\"backtracks\":{},\
              \"time_s\":{:.6},\"stop_reason\":{},\"conflict\":{},\"conflict_irreducible\":{},\
              \"pools\":{},\"unplaced\":{},\"penalty\":{},\"penalty_lower_bound\":{}}}",
             self.problem.len(),
@@ -141,6 +151,7 @@ impl Figures<'_> {
             o.lower_bound,
             o.optimal,
             text(o.source.map(|_| describe(o.source)).as_deref()),
+            number(o.plain_height),
             o.restarts,
             o.stats.nodes,
             o.stats.backtracks,

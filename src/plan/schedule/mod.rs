@@ -54,6 +54,8 @@ pub(crate) struct Found {
     pub(crate) best: Option<Incumbent>,
     pub(crate) lower: i64,
     pub(crate) placements: u64,
+    /// The lowest height of the plain orders run, if any ran.
+    pub(crate) plain_height: Option<i64>,
     pub(crate) stop: Option<Stop>,
 }
 
@@ -129,6 +131,12 @@ pub(crate) fn run(
     Found {
         lower: board.lower(),
         placements: board.placements.load(Ordering::Relaxed),
+        plain_height: board
+            .plain_heights
+            .iter()
+            .map(|h| h.load(Ordering::Relaxed))
+            .min()
+            .filter(|&h| h < i64::MAX),
         best: board.best.into_inner(),
         stop,
     }
