@@ -127,7 +127,7 @@ fn errors_name_the_line_and_column() {
         ),
         (
             "buffer,lower,upper,size\na,0,3,4\na,0,3,4\n",
-            r#"line 3, column buffer: buffer 1 (id "a"): id duplicate id: buffer 0 has it too"#,
+            r#"line 3, column buffer: buffer 1 (id "a"): id already names buffer 0"#,
         ),
     ];
     for (text, want) in cases {
@@ -153,4 +153,18 @@ fn the_shared_file_reads_and_writes_back_unchanged() {
     assert_eq!(problem.colocations(), &[vec![0, 1], vec![4, 5]]);
     assert_eq!(problem.separations(), &[vec![0, 2, 5], vec![2, 3]]);
     assert_eq!(write_problem(&problem, None), text);
+}
+
+/// A byte-order mark before the header (as spreadsheets save CSV) is read
+/// past: the columns are found, and line numbers in errors stay right.
+#[test]
+fn a_byte_order_mark_is_read_past() {
+    let (problem, _) = read("\u{feff}id,lower,upper,size\na,0,3,4\nb,1,2,8\n", 64).unwrap();
+    assert_eq!(problem.len(), 2);
+    assert_eq!(problem.buffers()[0].id, "a");
+    let error = read("\u{feff}id,lower,upper,size\na,0,3,0\n", 64).unwrap_err();
+    assert_eq!(
+        error.to_string(),
+        r#"line 2, column size: buffer 0 (id "a"): size must be positive, got 0"#
+    );
 }

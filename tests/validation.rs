@@ -109,7 +109,7 @@ fn each_invalid_field_is_named() {
         ),
         (
             Buffer::new("ok", 0, 3, 1),
-            r#"buffer 1 (id "ok"): id duplicate id: buffer 0 has it too"#,
+            r#"buffer 1 (id "ok"): id already names buffer 0"#,
         ),
     ];
     for (bad, want) in cases {
@@ -143,7 +143,7 @@ fn a_duplicate_id_names_the_earliest_repeat_and_its_first() {
         let expected = (0..n).find_map(|j| {
             let first = (0..j).find(|&i| !ids[j].is_empty() && ids[i] == ids[j])?;
             Some(format!(
-                "buffer {j} (id {:?}): id duplicate id: buffer {first} has it too",
+                "buffer {j} (id {:?}): id already names buffer {first}",
                 ids[j]
             ))
         });

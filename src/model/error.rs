@@ -223,7 +223,7 @@ impl BufferError {
                 &[],
             ),
             BufferError::DuplicateId { first } => {
-                fill(f, "duplicate id: buffer {} has it too", &[U(first as u64)])
+                fill(f, "already names buffer {}", &[U(first as u64)])
             }
         }
     }

@@ -77,7 +77,7 @@ pub struct Place {
     pub input: Option<String>,
 
     /// Memory every buffer must fit below (decimal or 0x..); with --minimize, an upper bound
-    #[arg(long, value_name = "N", value_parser = positive)]
+    #[arg(long, value_name = "N", value_parser = positive, allow_negative_numbers = true)]
     pub capacity: Option<i64>,
 
     /// Where to write the input's columns plus offset (default and -: standard output); checked before solving, made only when written
@@ -109,15 +109,15 @@ pub struct Place {
     pub exact: bool,
 
     /// Seed of the improving restarts: the same seed gives the same offsets
-    #[arg(long, value_name = "N", default_value = "0", value_parser = natural)]
+    #[arg(long, value_name = "N", default_value = "0", value_parser = natural, allow_negative_numbers = true, allow_negative_numbers = true)]
     pub seed: i64,
 
     /// Improving restarts to run (default: until the timeout, or 64; fewer above 100,000 buffers)
-    #[arg(long, value_name = "N", value_parser = natural)]
+    #[arg(long, value_name = "N", value_parser = natural, allow_negative_numbers = true, allow_negative_numbers = true)]
     pub restarts: Option<i64>,
 
     /// Threads for the restarts (0: every core)
-    #[arg(long, value_name = "N", default_value = "0", value_parser = natural)]
+    #[arg(long, value_name = "N", default_value = "0", value_parser = natural, allow_negative_numbers = true, allow_negative_numbers = true)]
     pub threads: i64,
 
     /// How lifetimes are written; an `end` column is always inclusive
@@ -125,7 +125,7 @@ pub struct Place {
     pub lifetime: LifetimeKind,
 
     /// Address of the arena, added to every output offset (decimal or 0x..)
-    #[arg(long, value_name = "N", default_value = "0", value_parser = natural)]
+    #[arg(long, value_name = "N", default_value = "0", value_parser = natural, allow_negative_numbers = true, allow_negative_numbers = true)]
     pub base: i64,
 
     /// Draw the placement as SVG into FILE: time on x, offset on y (one panel per pool)
@@ -247,19 +247,19 @@ pub struct Place {
 )]
 pub struct Gen {
     /// Number of buffers
-    #[arg(long, value_name = "N", value_parser = positive)]
+    #[arg(long, value_name = "N", value_parser = positive, allow_negative_numbers = true)]
     pub buffers: i64,
     /// Seed of the generator
-    #[arg(long, value_name = "S", default_value = "0", value_parser = natural)]
+    #[arg(long, value_name = "S", default_value = "0", value_parser = natural, allow_negative_numbers = true, allow_negative_numbers = true)]
     pub seed: i64,
     /// Alignment of every buffer (sizes are rounded up to it)
-    #[arg(long, value_name = "A", default_value = "1", value_parser = positive)]
+    #[arg(long, value_name = "A", default_value = "1", value_parser = positive, allow_negative_numbers = true)]
     pub alignment: i64,
     /// step: sizes from 64 B to 8 MiB; long-lived: 2% of the buffers alive for 5-50% of the step, sizes from 16 B to 32 MiB; independent: sizes 10 B-10 MB whatever the lifetime; issued: the same sizes, buffers issued one after another in program order; planted: a zero-waste packing cut by guillotine, whose optimum is its max load; pinwheel: a zero-waste packing no guillotine cut decomposes (a centre ringed by four blades, recursively), optimum the same; swept: a zero-waste packing not cut by guillotine (holes refilled as pieces end), optimum the same; kernel: an accelerator kernel, alignment 32, up to half of all pairs separated; planted-kernel: a planted packing (alignment 32) with separations between buffers it put apart, optimum its max load; staged-kernel: the kernel's buffers, each separation group every buffer alive during a run of consecutive ops (a pipeline stage)
     #[arg(long, value_name = "F", default_value = "step", value_parser = family_names())]
     pub family: Family,
     /// kernel, planted-kernel, staged-kernel: the share of all pairs of buffers that are separated (default: drawn from 0-0.5; a planted kernel's as many as its packing allows)
-    #[arg(long, value_name = "FRACTION", value_parser = fraction)]
+    #[arg(long, value_name = "FRACTION", value_parser = fraction, allow_negative_numbers = true)]
     pub separated: Option<f64>,
     /// kernel, staged-kernel: spread over 1-5 on-chip memories (a pools column; their --pool flags are printed on standard error), with reserved ranges and in-place colocations
     #[arg(long)]

@@ -62,16 +62,22 @@ fn run(args: Vec<String>) -> Exit {
 /// `--help` and `--version` print on stdout and succeed; anything else
 /// clap rejects is bad input (exit 1: 2 means infeasible here).
 fn usage_error(e: clap::Error) -> Exit {
-    // clap writes help and version to stdout, errors to stderr, in colour
-    // on a terminal; a closed pipe is ignored like every other.
-    let _ = e.print();
-    let code = match e.kind() {
-        ErrorKind::DisplayHelp | ErrorKind::DisplayVersion => 0,
-        _ => 1,
-    };
-    Exit {
-        code,
-        message: None,
+    // clap writes help and version to stdout (in colour on a terminal; a
+    // closed pipe is ignored like every other); an error is said as every
+    // other error is, after the program's name.
+    match e.kind() {
+        ErrorKind::DisplayHelp | ErrorKind::DisplayVersion => {
+            let _ = e.print();
+            Exit::ok()
+        }
+        _ => {
+            let text = e.render().to_string();
+            let text = text
+                .trim_end()
+                .strip_prefix("error: ")
+                .unwrap_or(text.trim_end());
+            Exit::fail(1, text.to_string())
+        }
     }
 }
 

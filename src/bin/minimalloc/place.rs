@@ -296,8 +296,8 @@ fn place(a: Place) -> Result<Exit, Exit> {
             false => format!("lower bound {}", p.lower_bound),
         };
         say(&format!(
-            "minimalloc: {} buffers placed below capacity {capacity}: penalty {} ({how}); height {height}; from {}",
-            problem.len(),
+            "minimalloc: {} placed below capacity {capacity}: penalty {} ({how}); height {height}; from {}",
+            buffers(problem.len()),
             p.cost,
             describe(outcome.source)
         ));
@@ -308,8 +308,8 @@ fn place(a: Place) -> Result<Exit, Exit> {
             None => format!("below capacity {capacity}"),
         };
         say(&format!(
-            "minimalloc: {} buffers placed {place}: height {height}; max load {load}; from {}",
-            problem.len(),
+            "minimalloc: {} placed {place}: height {height}; max load {load}; from {}",
+            buffers(problem.len()),
             describe(outcome.source)
         ));
     }
@@ -406,7 +406,7 @@ fn pool_panels(
         .zip(&pooled.reports)
         .map(|(pool, report)| {
             let members = &report.buffers;
-            let buffers = members
+            let pieces: Vec<minimalloc::Buffer> = members
                 .iter()
                 .map(|&b| problem.buffers()[b].clone())
                 .collect();
@@ -415,17 +415,25 @@ fn pool_panels(
                 capacity: Some(pool.capacity),
                 max_load: report.lower_bound,
                 title: format!(
-                    "{title}: pool {} ({} buffers, {} spilled in)",
+                    "{title}: pool {} ({}, {} spilled in)",
                     pool.name,
-                    members.len(),
+                    buffers(members.len()),
                     report.spilled.len()
                 ),
             };
-            match minimalloc::Problem::new(i64::MAX, buffers) {
+            match minimalloc::Problem::new(i64::MAX, pieces) {
                 Ok(sub) => svg::render(&sub, &offsets, &marks),
                 Err(_) => String::new(),
             }
         })
         .collect();
     svg::stack(&panels)
+}
+
+/// "1 buffer", "2 buffers".
+pub(crate) fn buffers(n: usize) -> String {
+    match n {
+        1 => "1 buffer".into(),
+        n => format!("{n} buffers"),
+    }
 }

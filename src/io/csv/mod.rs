@@ -139,6 +139,8 @@ fn read_inner(
     lifetime: Lifetime,
     pools: PoolList<'_>,
 ) -> Result<(Problem, Table), CsvError> {
+    // A byte-order mark (spreadsheets write one) is no part of the header.
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     let mut lines = text
         .lines()
         .enumerate()
