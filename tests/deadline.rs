@@ -74,3 +74,50 @@ fn without_a_clock_a_timeout_cannot_fire() {
     let outcome = plan(&long_search(), &options);
     assert_eq!(outcome.status, Status::NotFound);
 }
+
+/// Stopped before any work (a cancel flag set beforehand), every objective
+/// and method, with and without links and pools, reports at least the max
+/// load as its lower bound (the promise of every outcome), never 0.
+#[test]
+fn an_early_stop_still_bounds_by_the_max_load() {
+    use minimalloc::model::pools::Pool;
+    use minimalloc::{max_load, Buffer, Method, Objective};
+    let plain = || {
+        let buffers = (0..200)
+            .map(|i| Buffer::new(format!("b{i}"), i % 50, i % 50 + 1 + i % 7, 8 + i % 13))
+            .collect();
+        Problem::new(i64::MAX, buffers).unwrap()
+    };
+    let mut linked = plain();
+    linked.colocate(&[0, 1]).unwrap();
+    linked.separate(&[2, 3, 4]).unwrap();
+    let mut pooled = plain();
+    pooled.add_pool(Pool::new("a", 1 << 20)).unwrap();
+    let cancelled = Arc::new(AtomicBool::new(true));
+    for (name, problem) in [("plain", plain()), ("linked", linked), ("pooled", pooled)] {
+        let load = max_load(&problem);
+        assert!(load > 0);
+        for objective in [Objective::Fit, Objective::Minimize] {
+            for method in [Method::Auto, Method::Exact] {
+                let options = Options {
+                    objective,
+                    method,
+                    cancel: Some(cancelled.clone()),
+                    ..Options::default()
+                };
+                let outcome = plan(&problem, &options);
+                // (A pool's share may be placed before the flag is read.)
+                assert!(
+                    outcome.status == Status::Cancelled || outcome.solution.is_some(),
+                    "{name} {objective:?} {method:?}: {:?}",
+                    outcome.status
+                );
+                assert!(
+                    outcome.lower_bound >= load,
+                    "{name} {objective:?} {method:?}: lower bound {} under the max load {load}",
+                    outcome.lower_bound
+                );
+            }
+        }
+    }
+}

@@ -43,7 +43,7 @@ fn plan_arena_above(
     }
     let deadline = options.deadline();
     if let Err(stop) = deadline.check() {
-        return Outcome::empty(0).stop(stop);
+        return stopped_at_once(problem, stop);
     }
     #[cfg(feature = "heuristics")]
     let mut outcome = if options.method != Method::Exact || options.objective != Objective::Fit {
@@ -197,7 +197,7 @@ fn plan_with_heuristics(
         Err(stop) => {
             let mut outcome = match options.objective {
                 Objective::Minimize => minimize::stopped_early(problem, stop),
-                _ => Outcome::empty(0).stop(stop),
+                _ => stopped_at_once(problem, stop),
             };
             outcome.stats.elapsed = deadline.elapsed();
             return outcome;
@@ -209,6 +209,13 @@ fn plan_with_heuristics(
     };
     outcome.stats.elapsed = work.deadline.elapsed();
     outcome
+}
+
+/// What a plan stopped before any work returns: nothing placed, and the
+/// max load as the lower bound (every outcome promises at least that; it
+/// costs a sort of the lifetimes, little beside reading the input).
+fn stopped_at_once(problem: &Problem, stop: crate::deadline::Stop) -> Outcome {
+    Outcome::empty(crate::model::load::max_load(problem)).stop(stop)
 }
 
 /// The exact search alone, at the problem's capacity.

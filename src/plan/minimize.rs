@@ -262,7 +262,7 @@ fn fallback(problem: &Problem) -> Option<Incumbent> {
 /// What minimising returns when the deadline comes before the set-up is
 /// done: the stacked placement.
 pub(crate) fn stopped_early(problem: &Problem, stop: Stop) -> Outcome {
-    let outcome = Outcome::empty(0);
+    let outcome = Outcome::empty(crate::model::load::max_load(problem));
     match fallback(problem) {
         Some(b) => {
             let mut outcome = outcome;
