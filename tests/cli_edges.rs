@@ -638,3 +638,57 @@ fn negative_values_one_prefix_and_one_buffer() {
         "{err}"
     );
 }
+
+/// With pools, `--stats` does not add a pool's base address into a
+/// height or compare it with the whole problem's max load: it gives the
+/// top address and its bound, the pools' fragmentation against their own
+/// bounds, and each pool's line with what placed it; the summary names
+/// each pool's height. The source and the count of placements are the
+/// pools' (they read "-" and 0).
+#[test]
+fn stats_with_pools_speak_of_pools() {
+    let path = temp("two-pools.csv");
+    std::fs::write(
+        &path,
+        "id,lower,upper,size,pools\na,0,4,100,sram\nb,2,6,100,sram\nc,0,5,300,dram\nd,1,3,50,dram\n",
+    )
+    .unwrap();
+    let o = bin()
+        .args([
+            "--pool=sram:1000:0",
+            "--pool=dram:4096:1048576",
+            "--stats",
+            "--output=/dev/null",
+        ])
+        .arg(format!("--input={}", path.display()))
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr).into_owned();
+    assert_eq!(o.status.code(), Some(0), "{err}");
+    let line = |name: &str| {
+        err.lines()
+            .find(|l| l.starts_with(name))
+            .unwrap_or_else(|| panic!("no {name} in {err}"))
+            .to_string()
+    };
+    assert!(line("top address").ends_with(" 1048926"), "{err}");
+    assert!(line("address bound").ends_with(" 1048926"), "{err}");
+    assert!(line("fragmentation").contains(" 0.00% "), "{err}");
+    assert!(!err.contains("max load"), "{err}");
+    assert!(!line("source").ends_with(" -"), "{err}");
+    assert_ne!(line("restarts"), "restarts       0", "{err}");
+    assert!(
+        line("pool sram").contains("height 200 of 1000, lower bound 200, from "),
+        "{err}"
+    );
+    assert!(
+        line("pool dram").contains("height 350 of 4096, lower bound 350, from "),
+        "{err}"
+    );
+    assert!(
+        err.contains(
+            "4 buffers placed in 2 pools: heights sram 200 of 1000, dram 350 of 4096; from "
+        ),
+        "{err}"
+    );
+}

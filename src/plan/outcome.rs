@@ -144,6 +144,8 @@ pub struct PoolReport {
     pub lower_bound: i64,
     /// Those of its buffers that preferred another pool.
     pub spilled: Vec<usize>,
+    /// What placed its buffers, where known.
+    pub source: Option<Source>,
 }
 
 /// Where every buffer went.

@@ -20,7 +20,7 @@ use alloc::vec::Vec;
 use core::time::Duration;
 
 use super::arena::plan_arena as plan;
-use super::options::{Objective, Options};
+use super::options::{Objective, Options, Source};
 use super::outcome::{Outcome, PoolReport, Pooled, Status};
 use crate::model::problem::Problem;
 use crate::model::solution::Solution;
@@ -118,6 +118,8 @@ struct Fitter<'a> {
     options: Options,
     units: Units,
     probes: u64,
+    /// Placements the probes' plans ran, in all.
+    restarts: u64,
 }
 
 impl Fitter<'_> {
@@ -131,7 +133,7 @@ impl Fitter<'_> {
         p: usize,
         units: &[usize],
         deadline: &crate::deadline::Deadline<'_>,
-    ) -> Option<Option<Vec<i64>>> {
+    ) -> Option<Option<Fitted>> {
         deadline.check().ok()?;
         self.probes += 1;
         let mut buffers: Vec<usize> = units
@@ -140,7 +142,7 @@ impl Fitter<'_> {
             .collect();
         buffers.sort_unstable();
         if buffers.is_empty() {
-            return Some(Some(Vec::new()));
+            return Some(Some(Fitted::default()));
         }
         let pool = &self.problem.pools()[p];
         let sub = self
@@ -163,8 +165,14 @@ impl Fitter<'_> {
             options.timeout = Some(share.max(Duration::from_millis(1)));
         }
         let outcome = plan(&sub, &options);
+        self.restarts += outcome.restarts;
         match outcome.status {
-            Status::Solved => outcome.solution.map(|s| Some(s.offsets)),
+            Status::Solved => outcome.solution.map(|s| {
+                Some(Fitted {
+                    offsets: s.offsets,
+                    source: outcome.source,
+                })
+            }),
             Status::Infeasible => Some(None),
             _ => None,
         }
@@ -177,18 +185,18 @@ impl Fitter<'_> {
         p: usize,
         order: &[usize],
         deadline: &crate::deadline::Deadline<'_>,
-    ) -> (usize, Vec<i64>) {
-        if let Some(Some(offsets)) = self.fit(p, order, deadline) {
-            return (order.len(), offsets);
+    ) -> (usize, Fitted) {
+        if let Some(Some(fitted)) = self.fit(p, order, deadline) {
+            return (order.len(), fitted);
         }
         let (mut lo, mut hi) = (0, order.len());
-        let mut best = Vec::new();
+        let mut best = Fitted::default();
         while hi - lo > 1 {
             let mid = lo + (hi - lo) / 2;
             match self.fit(p, &order[..mid], deadline) {
-                Some(Some(offsets)) => {
+                Some(Some(fitted)) => {
                     lo = mid;
-                    best = offsets;
+                    best = fitted;
                 }
                 _ => hi = mid,
             }
@@ -205,9 +213,9 @@ impl Fitter<'_> {
         p: usize,
         mut order: Vec<usize>,
         mut fit: usize,
-        mut offsets: Vec<i64>,
+        mut offsets: Fitted,
         deadline: &crate::deadline::Deadline<'_>,
-    ) -> (Vec<usize>, usize, Vec<i64>) {
+    ) -> (Vec<usize>, usize, Fitted) {
         let mut probes = 0;
         let mut k = fit;
         while k < order.len() && probes < ADD_PROBES && deadline.check().is_ok() {
@@ -246,6 +254,7 @@ pub(crate) fn plan_pools(problem: &Problem, options: &Options) -> Outcome {
         options: probe,
         units: Units::new(problem),
         probes: 0,
+        restarts: 0,
     };
     let pools = problem.pools().len();
     let count = fitter.units.members.len();
@@ -253,7 +262,7 @@ pub(crate) fn plan_pools(problem: &Problem, options: &Options) -> Outcome {
     let pool_of_unit =
         |u: usize, rank: &[usize], units: &Units| units.allowed[u].get(rank[u]).copied();
     let mut dirty = vec![true; pools];
-    let mut offsets_in: Vec<Vec<(usize, i64)>> = vec![Vec::new(); pools];
+    let mut offsets_in: Vec<Share> = vec![Share::default(); pools];
     // Greedy: fit each pool, spill what does not fit, until nothing moves.
     while dirty.iter().any(|&d| d) && deadline.check().is_ok() {
         for p in 0..pools {
@@ -299,9 +308,8 @@ pub(crate) fn plan_pools(problem: &Problem, options: &Options) -> Outcome {
         }
     }
     finish(
-        problem,
+        &fitter,
         options,
-        &fitter.units,
         &placed,
         offsets_in,
         proven_impossible,
@@ -309,19 +317,37 @@ pub(crate) fn plan_pools(problem: &Problem, options: &Options) -> Outcome {
     )
 }
 
-/// The buffers of `units` (increasing, as in their subproblem) with
-/// `offsets`.
-fn pairs(units: &Units, kept: &[usize], offsets: Vec<i64>) -> Vec<(usize, i64)> {
+/// A pool's placement of some units: the offsets of their buffers
+/// (increasing, as in their subproblem), and what placed them.
+#[derive(Clone, Default)]
+struct Fitted {
+    offsets: Vec<i64>,
+    source: Option<Source>,
+}
+
+/// What a pool holds: each buffer with its offset in the pool, and what
+/// placed them.
+#[derive(Clone, Default)]
+struct Share {
+    offsets: Vec<(usize, i64)>,
+    source: Option<Source>,
+}
+
+/// The buffers of units `kept` with their `fitted` offsets.
+fn pairs(units: &Units, kept: &[usize], fitted: Fitted) -> Share {
     let mut buffers: Vec<usize> = kept
         .iter()
         .flat_map(|&u| units.members[u].iter().copied())
         .collect();
     buffers.sort_unstable();
-    buffers.into_iter().zip(offsets).collect()
+    Share {
+        offsets: buffers.into_iter().zip(fitted.offsets).collect(),
+        source: fitted.source,
+    }
 }
 
 enum Search {
-    Found(Vec<u32>, Vec<Vec<(usize, i64)>>),
+    Found(Vec<u32>, Vec<Share>),
     None,
     Unknown,
 }
@@ -340,7 +366,7 @@ fn search(fitter: &mut Fitter<'_>, deadline: &crate::deadline::Deadline<'_>) -> 
     });
     let mut assignment = vec![u32::MAX; count];
     let mut in_pool: Vec<Vec<usize>> = vec![Vec::new(); pools];
-    let mut last: Vec<Vec<i64>> = vec![Vec::new(); pools];
+    let mut last: Vec<Fitted> = vec![Fitted::default(); pools];
     let mut complete = true;
     // Explicit stack: (position in order, next choice to try).
     let mut stack: Vec<(usize, usize)> = vec![(0, 0)];
@@ -370,9 +396,9 @@ fn search(fitter: &mut Fitter<'_>, deadline: &crate::deadline::Deadline<'_>) -> 
         in_pool[p].push(u);
         let members = in_pool[p].clone();
         match fitter.fit(p, &members, deadline) {
-            Some(Some(offsets)) => {
+            Some(Some(fitted)) => {
                 assignment[u] = p as u32;
-                last[p] = offsets;
+                last[p] = fitted;
                 stack.push((k + 1, 0));
             }
             Some(None) => in_pool[p].retain(|&x| x != u),
@@ -392,11 +418,10 @@ fn search(fitter: &mut Fitter<'_>, deadline: &crate::deadline::Deadline<'_>) -> 
 /// Builds the outcome: offsets as addresses (pool base + offset), the
 /// pools' reports; minimising lowers each pool first.
 fn finish(
-    problem: &Problem,
+    fitter: &Fitter<'_>,
     options: &Options,
-    units: &Units,
     placed: &[Option<u32>],
-    offsets_in: Vec<Vec<(usize, i64)>>,
+    offsets_in: Vec<Share>,
     proven_impossible: bool,
     deadline: &crate::deadline::Deadline<'_>,
 ) -> Outcome {
@@ -405,6 +430,11 @@ fn finish(
     let _ = options;
     #[cfg(feature = "heuristics")]
     let mut offsets_in = offsets_in;
+    let (problem, units) = (fitter.problem, &fitter.units);
+    #[cfg(feature = "heuristics")]
+    let mut restarts = fitter.restarts;
+    #[cfg(not(feature = "heuristics"))]
+    let restarts = fitter.restarts;
     let n = problem.len();
     let pools = problem.pools();
     let mut pool_of = vec![u32::MAX; n];
@@ -441,11 +471,16 @@ fn finish(
             }
             let outcome = plan(sub, &o);
             proven[p] = (outcome.lower_bound, outcome.optimal);
+            restarts += outcome.restarts;
             if let Some(s) = outcome.solution {
-                offsets_in[p] = buffers.iter().copied().zip(s.offsets).collect();
+                offsets_in[p] = Share {
+                    offsets: buffers.iter().copied().zip(s.offsets).collect(),
+                    source: outcome.source,
+                };
             }
         }
         let height = offsets_in[p]
+            .offsets
             .iter()
             .map(|&(b, o)| o + problem.buffers()[b].size)
             .max()
@@ -464,13 +499,14 @@ fn finish(
             buffers,
             height,
             spilled,
+            source: offsets_in[p].source,
         };
     }
     let mut outcome = Outcome::empty(0);
     if unplaced.is_empty() {
         let mut offsets = vec![0i64; n];
-        for (p, list) in offsets_in.iter().enumerate() {
-            for &(b, o) in list {
+        for (p, share) in offsets_in.iter().enumerate() {
+            for &(b, o) in &share.offsets {
                 offsets[b] = pools[p].base + o;
             }
         }
@@ -498,6 +534,16 @@ fn finish(
         outcome.status = Status::Infeasible;
     } else if let Err(stop) = deadline.check() {
         outcome = outcome.stop(stop);
+    }
+    outcome.restarts = restarts;
+    // One source where every pool's placement came from the same one.
+    let mut sources = reports
+        .iter()
+        .filter(|r| !r.buffers.is_empty())
+        .map(|r| r.source);
+    let first = sources.next().flatten();
+    if sources.all(|s| s == first) {
+        outcome.source = first;
     }
     outcome.pooled = Some(Pooled {
         pool_of,

@@ -303,12 +303,26 @@ fn place(a: Place) -> Result<Exit, Exit> {
         ));
     } else if chatty {
         // After the reference's bare time line, what it was about.
-        let place = match &outcome.pooled {
-            Some(p) => format!("in {} pools", p.reports.len()),
-            None => format!("below capacity {capacity}"),
+        let (place, figures) = match &outcome.pooled {
+            Some(p) => {
+                let heights: Vec<String> = problem
+                    .pools()
+                    .iter()
+                    .zip(&p.reports)
+                    .map(|(pool, r)| format!("{} {} of {}", pool.name, r.height, pool.capacity))
+                    .collect();
+                (
+                    format!("in {} pools", p.reports.len()),
+                    format!("heights {}", heights.join(", ")),
+                )
+            }
+            None => (
+                format!("below capacity {capacity}"),
+                format!("height {height}; max load {load}"),
+            ),
         };
         say(&format!(
-            "minimalloc: {} placed {place}: height {height}; max load {load}; from {}",
+            "minimalloc: {} placed {place}: {figures}; from {}",
             buffers(problem.len()),
             describe(outcome.source)
         ));

@@ -55,21 +55,48 @@ impl Figures<'_> {
             let _ = writeln!(s, "{name:<15}{value}");
         };
         row("buffers", self.problem.len().to_string());
-        row("max load", self.max_load.to_string());
-        row("status", self.status().to_string());
-        match self.height() {
-            Some(h) => {
-                row("height", h.to_string());
-                let frag = if self.max_load > 0 {
-                    100.0 * (h - self.max_load) as f64 / self.max_load as f64
-                } else {
-                    0.0
-                };
-                row("fragmentation", format!("{frag:.2}%"));
+        match &o.pooled {
+            // Pools are memories of their own: the whole problem's max
+            // load and height mean nothing across them, and the offsets
+            // are addresses (a pool's base plus the offset in it).
+            Some(p) => {
+                row(
+                    "pools",
+                    format!("{} (each on a line below)", p.reports.len()),
+                );
+                row("status", self.status().to_string());
+                let heights: i64 = p.reports.iter().map(|r| r.height).sum();
+                let bounds: i64 = p.reports.iter().map(|r| r.lower_bound).sum();
+                if self.height().is_some() && bounds > 0 {
+                    let frag = 100.0 * (heights - bounds) as f64 / bounds as f64;
+                    row(
+                        "fragmentation",
+                        format!("{frag:.2}% (the pools' heights over their bounds)"),
+                    );
+                }
+                if let Some(top) = self.height() {
+                    row("top address", top.to_string());
+                }
+                row("address bound", o.lower_bound.to_string());
             }
-            None => row("height", "none".into()),
+            None => {
+                row("max load", self.max_load.to_string());
+                row("status", self.status().to_string());
+                match self.height() {
+                    Some(h) => {
+                        row("height", h.to_string());
+                        let frag = if self.max_load > 0 {
+                            100.0 * (h - self.max_load) as f64 / self.max_load as f64
+                        } else {
+                            0.0
+                        };
+                        row("fragmentation", format!("{frag:.2}%"));
+                    }
+                    None => row("height", "none".into()),
+                }
+                row("lower bound", o.lower_bound.to_string());
+            }
         }
-        row("lower bound", o.lower_bound.to_string());
         row(
             "optimal",
             if o.optimal { "yes" } else { "not proven" }.into(),
@@ -118,12 +145,13 @@ impl Figures<'_> {
                 row(
                     &format!("pool {}", pool.name),
                     format!(
-                        "{} buffers ({} spilled in), height {} of {}, lower bound {}",
+                        "{} buffers ({} spilled in), height {} of {}, lower bound {}, from {}",
                         r.buffers.len(),
                         r.spilled.len(),
                         r.height,
                         pool.capacity,
-                        r.lower_bound
+                        r.lower_bound,
+                        describe(r.source)
                     ),
                 );
             }
