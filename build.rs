@@ -9,6 +9,27 @@ use std::path::PathBuf;
 /// incompatible change of the C API, independently of the crate version.
 const ABI_VERSION: u32 = 1;
 
+/// The tools some tests need: a test whose tool is missing is compiled
+/// `#[ignore]`d with the reason, so that it reads `ignored`, never `ok`.
+/// With MINIMALLOC_REQUIRE_TOOLS=1 every such test is compiled to run, and
+/// fails where its tool is missing. Decided when the build script runs (a
+/// tool installed since: `cargo clean -p minimalloc`).
+fn tools() {
+    println!("cargo:rerun-if-env-changed=MINIMALLOC_REQUIRE_TOOLS");
+    println!("cargo:rerun-if-env-changed=PATH");
+    let required = env::var_os("MINIMALLOC_REQUIRE_TOOLS").is_some_and(|v| v == "1");
+    for (tool, cfg) in [("cmake", "has_cmake"), ("pkg-config", "has_pkg_config")] {
+        println!("cargo::rustc-check-cfg=cfg({cfg})");
+        let found = std::process::Command::new(tool)
+            .arg("--version")
+            .output()
+            .is_ok_and(|o| o.status.success());
+        if found || required {
+            println!("cargo:rustc-cfg={cfg}");
+        }
+    }
+}
+
 fn main() {
     let dir = PathBuf::from(env::var("CARGO_MANIFEST_DIR").expect("set by cargo"));
     let out = PathBuf::from(env::var("OUT_DIR").expect("set by cargo"));
@@ -48,6 +69,8 @@ fn main() {
     if env::var_os("MINIMALLOC_WRITE_HEADER").is_some() {
         header.write_to_file(dir.join("include/minimalloc.h"));
     }
+
+    tools();
 
     let os = part("CARGO_CFG_TARGET_OS");
     // Without std nothing pulls in the C library, yet the core calls its

@@ -18,8 +18,12 @@ use crate::model::problem::Problem;
 /// Pieces above which sub-pixel pieces are left out.
 pub const FULL_DETAIL: usize = 200_000;
 
-/// Buffers up to which rectangles get outlines and tooltips.
+/// Buffers up to which rectangles get tooltips.
 const OUTLINED: usize = 20_000;
+
+/// Pixels a rectangle must span each way to get an outline: thinner
+/// ones would be all outline, and many of them a black picture.
+const OUTLINE_PX: f64 = 3.0;
 
 const WIDTH: f64 = 1400.0;
 const HEIGHT: f64 = 860.0;
@@ -72,15 +76,11 @@ pub fn render(problem: &Problem, offsets: &[i64], marks: &Marks) -> String {
          viewBox=\"0 0 {WIDTH} {HEIGHT}\" font-family=\"sans-serif\" font-size=\"11\">\n\
          <rect width=\"100%\" height=\"100%\" fill=\"white\"/>"
     );
-    let outlined = buffers.len() <= OUTLINED;
+    let titled = buffers.len() <= OUTLINED;
     let pieces: usize = buffers.iter().map(|b| b.pieces().count()).sum();
     let mut omitted = 0usize;
     let mut labels = String::new();
-    out.push_str(if outlined {
-        "<g stroke=\"#333\" stroke-width=\"0.5\">\n"
-    } else {
-        "<g>\n"
-    });
+    out.push_str("<g>\n");
     for (i, (b, &offset)) in buffers.iter().zip(offsets).enumerate() {
         // Golden-ratio hues: neighbours in index get distant colours.
         let hue = (i as f64 * 137.507_764) % 360.0;
@@ -98,7 +98,10 @@ pub fn render(problem: &Problem, offsets: &[i64], marks: &Marks) -> String {
                 w.max(0.1),
                 h.max(0.1)
             );
-            if outlined {
+            if w >= OUTLINE_PX && h >= OUTLINE_PX {
+                out.push_str(" stroke=\"#333\" stroke-width=\"0.5\"");
+            }
+            if titled {
                 out.push_str("><title>");
                 escape(&mut out, &b.id);
                 let _ = writeln!(
@@ -148,19 +151,15 @@ pub fn render(problem: &Problem, offsets: &[i64], marks: &Marks) -> String {
         LEFT + pw / 2.0,
         HEIGHT - 10.0
     );
-    // Offsets tick at round numbers of the unit they are read in.
-    let unit = [1i64 << 30, 1 << 20, 1 << 10]
+    // Offsets tick at round numbers of one unit, every label in it.
+    let (unit, suffix) = [(1i64 << 30, "G"), (1 << 20, "M"), (1 << 10, "K")]
         .into_iter()
-        .find(|&u| y_top as i64 >= 4 * u)
-        .unwrap_or(1);
-    for o in ticks(0, y_top as i64 / unit, 8)
-        .into_iter()
-        .map(|t| t * unit)
-    {
-        let _ = writeln!(out, "<text x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"end\" dominant-baseline=\"central\">{}</text>",
+        .find(|&(u, _)| y_top as i64 >= 4 * u)
+        .unwrap_or((1, ""));
+    for t in ticks(0, y_top as i64 / unit, 8) {
+        let _ = writeln!(out, "<text x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"end\" dominant-baseline=\"central\">{t}{suffix}</text>",
             LEFT - 6.0,
-            y(o),
-            bytes(o)
+            y(t * unit),
         );
     }
     // Labels: the height's at the right end, the max load's at the left,
@@ -331,5 +330,42 @@ mod tests {
         assert!(svg.contains("capacity 16") && svg.contains("max load 16"));
         assert!(svg.contains("height 16"));
         assert!(svg.starts_with("<svg") && svg.trim_end().ends_with("</svg>"));
+    }
+
+    /// The offset axis reads in one unit (here M, from 0 to 1200M: never
+    /// "1000M" beside "1.17G"), and only rectangles a few pixels wide
+    /// each way get an outline (20,000 thin ones once drew a black
+    /// picture).
+    #[test]
+    fn one_unit_on_the_axis_and_outlines_only_where_they_show() {
+        let mut buffers = vec![Buffer::new("tall", 0, 10, 1200 << 20)];
+        // A thousand slivers, a thousandth of the time each.
+        for i in 0..1_000 {
+            buffers.push(Buffer::new(alloc::format!("s{i}"), 10 + i, 11 + i, 1 << 20));
+        }
+        let problem = Problem::new(i64::MAX, buffers).unwrap();
+        let offsets = vec![0; problem.len()];
+        let marks = Marks {
+            capacity: None,
+            max_load: 1200 << 20,
+            title: "t".into(),
+        };
+        let svg = render(&problem, &offsets, &marks);
+        let labels: Vec<&str> = svg
+            .lines()
+            .filter(|l| l.contains("text-anchor=\"end\" dominant-baseline"))
+            .map(|l| l.rsplit_once("\">").unwrap().1.trim_end_matches("</text>"))
+            .collect();
+        assert!(labels.len() >= 4, "{labels:?}");
+        assert!(labels.iter().all(|l| l.ends_with('M')), "{labels:?}");
+        assert!(
+            labels.contains(&"1000M") && labels.contains(&"1200M"),
+            "{labels:?}"
+        );
+        assert_eq!(
+            svg.matches("stroke=\"#333\"").count(),
+            1,
+            "only the tall one"
+        );
     }
 }

@@ -124,7 +124,7 @@ fn fit_level(work: &Work<'_>, coarse: Option<&schedule::CoarseSolve<'_>>) -> Out
         schedule::run(work, Goal::Fit(capacity), None, coarse)
     };
     outcome.stats = stats;
-    outcome.restarts = found.placements;
+    outcome.restarts = found.restarts;
     outcome.plain_height = found.plain_height;
     if found.lower > capacity {
         outcome.status = Status::Infeasible;

@@ -90,7 +90,7 @@ fn minimize_level(work: &Work<'_>, coarse: Option<&schedule::CoarseSolve<'_>>) -
         schedule::run(work, Goal::Minimize, None, coarse)
     };
     outcome.stats = bisection.stats;
-    outcome.restarts = found.placements;
+    outcome.restarts = found.restarts;
     outcome.plain_height = found.plain_height;
     finish(work, outcome, found.best, found.lower, found.stop)
 }

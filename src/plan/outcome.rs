@@ -50,7 +50,9 @@ pub struct Outcome {
     pub stopped: Option<Stop>,
     /// What the exact search did.
     pub stats: Stats,
-    /// Improving restarts run.
+    /// Improving restarts run: placements in a perturbed order, after the
+    /// plain orders (which, like local repair and the coarse level, are
+    /// not counted); `Options::restarts` bounds exactly this.
     pub restarts: u64,
     /// The lowest height of the heuristics' plain orders (each strategy's
     /// first placement), where the improving search started; `None` where

@@ -112,7 +112,7 @@ pub struct Place {
     #[arg(long, value_name = "N", default_value = "0", value_parser = natural, allow_negative_numbers = true, allow_negative_numbers = true)]
     pub seed: i64,
 
-    /// Improving restarts to run (default: until the timeout, or 64; fewer above 100,000 buffers)
+    /// Improving restarts to run: placements in perturbed orders after the plain ones, what --stats counts as restarts (default: until the timeout, or 64; fewer above 100,000 buffers)
     #[arg(long, value_name = "N", value_parser = natural, allow_negative_numbers = true, allow_negative_numbers = true)]
     pub restarts: Option<i64>,
 

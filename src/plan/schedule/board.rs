@@ -90,8 +90,8 @@ pub(crate) struct Board {
     pub(super) coarse_taken: AtomicBool,
     /// The last perturbed restart number handed out.
     pub(super) next_restart: AtomicU64,
-    /// Placements run (plain and perturbed).
-    pub(crate) placements: AtomicU64,
+    /// Perturbed restarts placed in full (the figure an outcome reports).
+    pub(crate) restarts: AtomicU64,
     /// The lowest height published, and its placement.
     pub(super) height: AtomicI64,
     pub(super) best: Slot<Option<Incumbent>>,
@@ -119,7 +119,7 @@ impl Board {
             plain_done: AtomicUsize::new(0),
             coarse_taken: AtomicBool::new(false),
             next_restart: AtomicU64::new(0),
-            placements: AtomicU64::new(0),
+            restarts: AtomicU64::new(0),
             height: AtomicI64::new(i64::MAX),
             best: Slot::new(None),
             lower: AtomicI64::new(lower),

@@ -68,11 +68,7 @@ impl Lane<'_, '_> {
         let n = self.work.layout.len() as u64;
         let unit = (UNIT_PER_BUFFER * n).max(UNIT_MIN);
         let timed = self.work.deadline.remaining().is_some();
-        let quota = self
-            .work
-            .options
-            .restarts
-            .unwrap_or_else(|| heuristic::default_count(n as usize));
+        let quota = self.restart_quota();
         let (mut placing, mut repairing) = (0i64, 0i64);
         let mut exact_done = exact.is_none();
         #[cfg(feature = "constraints")]
@@ -150,9 +146,9 @@ impl Lane<'_, '_> {
             self.publish();
             self.adopt();
             if !timed || self.work.options.restarts.is_some() {
-                let placed = self.board.placements.load(Ordering::Relaxed);
-                let variants = self.work.variants.len() as u64;
-                if placed >= quota.saturating_add(variants) && exact_done {
+                let claimed = self.board.next_restart.load(Ordering::Relaxed);
+                let plain_left = self.board.plain_left(self.work.variants.len());
+                if claimed >= quota.unwrap_or(u64::MAX) && !plain_left && exact_done {
                     break;
                 }
                 if self.work.variants.is_empty() && exact_done {
@@ -196,10 +192,17 @@ impl Lane<'_, '_> {
                 return None;
             }
             let j = self.board.next_restart.fetch_add(1, Ordering::Relaxed) + 1;
-            heuristic::perturbed(layout, ranked, j, self.seed_for_restarts(), &mut poll)
+            if self.restart_quota().is_some_and(|quota| j > quota) {
+                return None;
+            }
+            let found =
+                heuristic::perturbed(layout, ranked, j, self.seed_for_restarts(), &mut poll);
+            if found.is_ok() {
+                self.board.restarts.fetch_add(1, Ordering::Relaxed);
+            }
+            found
         };
         Some(placed.map(|b| {
-            self.board.placements.fetch_add(1, Ordering::Relaxed);
             self.offer(Incumbent::from_best(b));
             poll.used().max(1)
         }))
@@ -249,7 +252,6 @@ impl Lane<'_, '_> {
         }
         for &variant in &self.work.variants[..self.work.primary] {
             let b = heuristic::plain(&layout, variant, poll)?;
-            self.board.placements.fetch_add(1, Ordering::Relaxed);
             self.offer(Incumbent {
                 offsets: coarse.lift(&b.offsets),
                 height: b.height,
@@ -270,6 +272,18 @@ impl Lane<'_, '_> {
             poll.now()?;
         }
         Ok(())
+    }
+
+    /// How many perturbed restarts may run: the options' count; without
+    /// one, a default that grows with the problem when there is no timeout
+    /// (the work must then be bounded), else no bound.
+    fn restart_quota(&self) -> Option<u64> {
+        let untimed = self.work.deadline.remaining().is_none();
+        let n = self.work.layout.len();
+        self.work
+            .options
+            .restarts
+            .or_else(|| untimed.then(|| heuristic::default_count(n)))
     }
 
     /// Perturbed restarts are numbered across the lanes, so they share

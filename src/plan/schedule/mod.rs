@@ -53,7 +53,8 @@ use crate::deadline::Stop;
 pub(crate) struct Found {
     pub(crate) best: Option<Incumbent>,
     pub(crate) lower: i64,
-    pub(crate) placements: u64,
+    /// The perturbed restarts among them.
+    pub(crate) restarts: u64,
     /// The lowest height of the plain orders run, if any ran.
     pub(crate) plain_height: Option<i64>,
     pub(crate) stop: Option<Stop>,
@@ -130,7 +131,7 @@ pub(crate) fn run(
     let stop = work.deadline.check().err();
     Found {
         lower: board.lower(),
-        placements: board.placements.load(Ordering::Relaxed),
+        restarts: board.restarts.load(Ordering::Relaxed),
         plain_height: board
             .plain_heights
             .iter()
