@@ -13,10 +13,17 @@ if [[ ! -x $venv/bin/python ]]; then
   "$python" -m venv "$venv"
 fi
 "$venv/bin/python" -m pip install --quiet --upgrade pip
+# pip names each package as it fetches it (no progress bars: logs stay
+# readable), so a long first download shows what it is.
+pip=("$venv/bin/python" -m pip install --progress-bar off)
 if [[ ${MINIMALLOC_SKIP_EXECUTORCH:-0} == 1 ]]; then
-  "$venv/bin/python" -m pip install --quiet ./python pytest
+  echo "test-python: installing the package (maturin, cffi, numpy) and pytest from PyPI into $venv"
+  "${pip[@]}" ./python pytest
 else
-  "$venv/bin/python" -m pip install --quiet "./python[executorch]" pytest mypy
+  echo "test-python: installing the package (maturin, cffi, numpy), pytest and mypy, and the"
+  echo "test-python: executorch extra (torch and executorch: about 4-6 GB the first time, then"
+  echo "test-python: pip's cache) from PyPI into $venv; MINIMALLOC_SKIP_EXECUTORCH=1 leaves it out"
+  "${pip[@]}" "./python[executorch]" pytest mypy
   # The package is typed (py.typed): its sources, ExecuTorch's module
   # included, stay clean under mypy --strict.
   "$venv/bin/python" -m mypy --strict python/src/minimalloc
