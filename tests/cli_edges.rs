@@ -690,3 +690,33 @@ fn stats_with_pools_speak_of_pools() {
         "{err}"
     );
 }
+
+/// `--json` is JSON whatever the ids hold (a backslash, a non-ASCII
+/// letter): an infeasible fit names the buffers in conflict by their ids,
+/// read back as they were written.
+#[test]
+fn json_carries_any_id() {
+    let path = temp("odd-ids.csv");
+    std::fs::write(&path, "id,lower,upper,size\na\\b,0,4,8\nété,1,3,8\n").unwrap();
+    let o = bin()
+        .args(["--capacity=12", "--json", "--output=/dev/null"])
+        .arg(format!("--input={}", path.display()))
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr).into_owned();
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    // (The JSON line, then the error line that says why.)
+    let line = err
+        .lines()
+        .find(|l| l.starts_with('{'))
+        .expect("a JSON line");
+    let json: serde_json::Value = serde_json::from_str(line).unwrap();
+    assert_eq!(json["status"], "infeasible");
+    let conflict: Vec<&str> = json["conflict"]
+        .as_array()
+        .expect("a conflict")
+        .iter()
+        .map(|v| v.as_str().unwrap())
+        .collect();
+    assert_eq!(conflict, ["a\\b", "été"], "{err}");
+}

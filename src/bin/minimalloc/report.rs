@@ -7,6 +7,7 @@ use std::time::Duration;
 
 use minimalloc::plan::describe;
 use minimalloc::{Outcome, Problem, Status, Stop};
+use serde_json::json;
 
 /// The figures of one run.
 pub struct Figures<'a> {
@@ -165,90 +166,52 @@ impl Figures<'_> {
     /// `--json`: the same figures as one JSON object on one line.
     pub fn json(&self) -> String {
         let o = self.outcome;
-        let text = |v: Option<&str>| v.map_or("null".to_string(), json_string);
-        let number = |v: Option<i64>| v.map_or("null".to_string(), |v| v.to_string());
-        format!(
-            "{{\"buffers\":{},\"max_load\":{},\"status\":{},\"height\":{},\"lower_bound\":{},\
-             \"optimal\":{},\"source\":{},\"plain_height\":{},\"restarts\":{},\"nodes\":{},\"backtracks\":{},\
-             \"time_s\":{:.6},\"stop_reason\":{},\"conflict\":{},\"conflict_irreducible\":{},\
-             \"pools\":{},\"unplaced\":{},\"penalty\":{},\"penalty_lower_bound\":{}}}",
-            self.problem.len(),
-            self.max_load,
-            json_string(self.status()),
-            number(self.height()),
-            o.lower_bound,
-            o.optimal,
-            text(o.source.map(|_| describe(o.source)).as_deref()),
-            number(o.plain_height),
-            o.restarts,
-            o.stats.nodes,
-            o.stats.backtracks,
-            self.elapsed.as_secs_f64(),
-            text(self.stop_reason()),
-            o.conflict
-                .as_ref()
-                .map_or("null".into(), |c| self.ids(&c.buffers)),
-            o.conflict.as_ref().is_some_and(|c| c.irreducible),
-            self.pools_json(),
-            o.pooled
-                .as_ref()
-                .map_or("null".into(), |p| self.ids(&p.unplaced)),
-            number(o.penalty.map(|p| p.cost)),
-            number(o.penalty.map(|p| p.lower_bound)),
-        )
-    }
-
-    /// The ids of buffers `list` as a JSON array.
-    fn ids(&self, list: &[usize]) -> String {
-        let items: Vec<String> = list
-            .iter()
-            .map(|&i| json_string(&self.problem.buffers()[i].id))
-            .collect();
-        format!("[{}]", items.join(","))
-    }
-
-    /// The pools' figures as a JSON array (`null` without pools).
-    fn pools_json(&self) -> String {
-        let Some(p) = &self.outcome.pooled else {
-            return "null".into();
+        let ids = |list: &[usize]| -> Vec<&str> {
+            list.iter()
+                .map(|&i| self.problem.buffers()[i].id.as_str())
+                .collect()
         };
-        let items: Vec<String> = self
-            .problem
-            .pools()
-            .iter()
-            .zip(&p.reports)
-            .map(|(pool, r)| {
-                format!(
-                    "{{\"name\":{},\"capacity\":{},\"buffers\":{},\"height\":{},\"lower_bound\":{},\"spilled\":{}}}",
-                    json_string(&pool.name),
-                    pool.capacity,
-                    r.buffers.len(),
-                    r.height,
-                    r.lower_bound,
-                    self.ids(&r.spilled)
-                )
-            })
-            .collect();
-        format!("[{}]", items.join(","))
+        let pools = o.pooled.as_ref().map(|p| {
+            self.problem
+                .pools()
+                .iter()
+                .zip(&p.reports)
+                .map(|(pool, r)| {
+                    json!({
+                        "name": pool.name,
+                        "capacity": pool.capacity,
+                        "buffers": r.buffers.len(),
+                        "height": r.height,
+                        "lower_bound": r.lower_bound,
+                        "spilled": ids(&r.spilled),
+                        "source": r.source.map(|s| describe(Some(s))),
+                    })
+                })
+                .collect::<Vec<_>>()
+        });
+        json!({
+            "buffers": self.problem.len(),
+            "max_load": self.max_load,
+            "status": self.status(),
+            "height": self.height(),
+            "lower_bound": o.lower_bound,
+            "optimal": o.optimal,
+            "source": o.source.map(|s| describe(Some(s))),
+            "plain_height": o.plain_height,
+            "restarts": o.restarts,
+            "nodes": o.stats.nodes,
+            "backtracks": o.stats.backtracks,
+            "time_s": self.elapsed.as_secs_f64(),
+            "stop_reason": self.stop_reason(),
+            "conflict": o.conflict.as_ref().map(|c| ids(&c.buffers)),
+            "conflict_irreducible": o.conflict.as_ref().is_some_and(|c| c.irreducible),
+            "pools": pools,
+            "unplaced": o.pooled.as_ref().map(|p| ids(&p.unplaced)),
+            "penalty": o.penalty.map(|p| p.cost),
+            "penalty_lower_bound": o.penalty.map(|p| p.lower_bound),
+        })
+        .to_string()
     }
-}
-
-/// `text` as a JSON string.
-fn json_string(text: &str) -> String {
-    let mut s = String::with_capacity(text.len() + 2);
-    s.push('"');
-    for c in text.chars() {
-        match c {
-            '"' => s.push_str("\\\""),
-            '\\' => s.push_str("\\\\"),
-            c if (c as u32) < 0x20 => {
-                let _ = write!(s, "\\u{:04x}", c as u32);
-            }
-            c => s.push(c),
-        }
-    }
-    s.push('"');
-    s
 }
 
 /// The line the C++ reference writes on stderr after a solve: the
@@ -325,11 +288,6 @@ fn latex_comment(id: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn json_strings_are_escaped() {
-        assert_eq!(json_string("a\"b\\c\nd"), "\"a\\\"b\\\\c\\u000ad\"");
-    }
 
     #[test]
     fn the_time_line_is_the_reference_one() {
