@@ -91,7 +91,7 @@ fn main() {
     // relative relocations are packed (ld 2.38+; older ones ignore it).
     let tiny = env::var_os("CARGO_FEATURE_STD").is_none() && part("OPT_LEVEL") == "z";
     let pointer_bits = part("CARGO_CFG_TARGET_POINTER_WIDTH");
-    package_config_in_build_tree(&out, &dir, &version, &pointer_bits, tiny);
+    package_config_in_build_tree(&out, &dir, &version, &pointer_bits);
     if tiny && part("CARGO_CFG_TARGET_ENV") == "gnu" {
         let script = out.join("discard-unwind.ld");
         std::fs::write(
@@ -101,10 +101,6 @@ fn main() {
         )
         .expect("OUT_DIR is writable");
         println!("cargo:rustc-cdylib-link-arg=-Wl,--no-eh-frame-hdr");
-        // Nothing refers to it any more, but the prebuilt objects still
-        // name it: define it (never called) so that it is neither left
-        // undefined nor exported (rustc's version script hides it).
-        println!("cargo:rustc-cdylib-link-arg=-Wl,--defsym=rust_eh_personality=0");
         println!("cargo:rustc-cdylib-link-arg=-Wl,-z,pack-relative-relocs");
         // No C runtime start files: the library has no C constructors or
         // destructors for crtbegin/crtend to run.
@@ -125,7 +121,6 @@ fn package_config_in_build_tree(
     root: &std::path::Path,
     version: &str,
     pointer_bits: &str,
-    tiny: bool,
 ) {
     let Some(profile_dir) = out.ancestors().nth(3) else {
         return;
@@ -138,15 +133,6 @@ fn package_config_in_build_tree(
     // What a static Rust library needs from the system on Linux (as
     // `rustc --print native-static-libs` reports for the gnu targets).
     let native = "gcc_s;util;rt;pthread;m;dl;c";
-    // The tiny build's prebuilt core still names the unwinder's
-    // personality routine, which nothing calls (panic = "abort"): its
-    // shared library defines it at link time (below), a program linking
-    // its static library must too.
-    let options = if tiny {
-        "\n    INTERFACE_LINK_OPTIONS \"-Wl,--defsym=rust_eh_personality=0\""
-    } else {
-        ""
-    };
     let cmake_path = |p: &std::path::Path| p.display().to_string().replace('\\', "/");
     let config = format!(
         "# CMake package for the minimalloc {version} build tree (made by build.rs;\n\
@@ -164,7 +150,7 @@ fn package_config_in_build_tree(
          \x20   IMPORTED_LOCATION \"{lib}/libminimalloc.a\"\n\
          \x20   IMPORTED_LINK_INTERFACE_LANGUAGES \"C\"\n\
          \x20   INTERFACE_INCLUDE_DIRECTORIES \"{include}\"\n\
-         \x20   INTERFACE_LINK_LIBRARIES \"{native}\"{options})\n\
+         \x20   INTERFACE_LINK_LIBRARIES \"{native}\")\n\
          endif()\n",
         lib = cmake_path(profile_dir),
         include = cmake_path(&root.join("include")),

@@ -111,6 +111,14 @@ mod tiny {
     #[global_allocator]
     static HEAP: Malloc = Malloc;
 
+    /// The unwinder's personality routine, which the prebuilt core still
+    /// names though nothing calls it (panic = "abort"): defined here, so
+    /// that the static library links from plain C as the shared one does.
+    /// (The shared library exports it too; a host with a real one keeps
+    /// its own, by the usual order of symbol lookup.)
+    #[no_mangle]
+    extern "C" fn rust_eh_personality() {}
+
     #[panic_handler]
     fn panic(_: &core::panic::PanicInfo<'_>) -> ! {
         // Safety: abort never returns.

@@ -353,6 +353,22 @@ fn tiny_build_has_the_same_api() {
         "the tiny build is {size} bytes, over 70 KiB"
     );
     dlopen_test(&scratch("tiny-dlopen"), &tiny);
+    // Its static library links from plain C with nothing but the C
+    // library (it once left the unwinder's personality routine undefined).
+    let archive = tiny.with_file_name("libminimalloc.a");
+    let exe = scratch("tiny-static").join("minimal");
+    let inc = format!("-I{}", root().join("include").display());
+    let flags = ["-std=c99", "-Wall", "-Werror", inc.as_str()];
+    build(
+        false,
+        &[root().join("c_tests/minimal.c"), archive],
+        &flags,
+        &exe,
+    );
+    run(
+        &mut Command::new(&exe),
+        "a C program on the tiny static library",
+    );
     // The whole API test, against the no_std build.
     let dir = scratch("tiny-api");
     let lib = dir.join("lib");
