@@ -12,9 +12,9 @@
 
 use std::time::Duration;
 
-use minimalloc::exact::{Params, Preorder};
 use minimalloc::io::csv;
 use minimalloc::{plan, validate, Options, Status};
+use minimalloc::{Params, Preorder};
 
 struct Variant {
     name: String,

@@ -41,7 +41,7 @@ use std::time::{Duration, Instant};
 use minimalloc::gen::{
     generate_problem, kernel_problem, kernel_with_memories, planted_optimum, Family, Spec,
 };
-use minimalloc::heuristic::Strategy;
+use minimalloc::Strategy;
 use minimalloc::{
     max_load, plan, validate, validate_pooled, Method, Objective, Options, Outcome, Problem,
     Solution, Status,

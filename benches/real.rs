@@ -118,7 +118,7 @@ fn row(spec: &str, seconds: f64, threads: usize, checkpoints: &[f64]) {
     // alone (the portfolio must end at or below it).
     let mut source = describe(outcome.source);
     if spec.starts_with("kernel") {
-        let ff = minimalloc::heuristic::run(&problem, minimalloc::heuristic::Strategy::FirstFit)
+        let ff = minimalloc::heuristic::run(&problem, minimalloc::Strategy::FirstFit)
             .expect("first-fit");
         validate(&problem, &ff).expect("a valid placement");
         let h = ff.height(&problem);

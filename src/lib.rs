@@ -7,7 +7,7 @@
 //!
 //! The exact strategy is MiniMalloc (Moffitt, ASPLOS 2023): a depth-first
 //! search over canonical partial solutions with section inference,
-//! dominance pruning and dynamic temporal decomposition; see [`exact`].
+//! dominance pruning and dynamic temporal decomposition (docs/DESIGN.md).
 //!
 //! ```
 //! use minimalloc::{plan, Buffer, Options, Problem, Status};
@@ -43,17 +43,31 @@ extern crate alloc;
 #[cfg(all(not(feature = "std"), panic = "unwind"))]
 extern crate std;
 
-// The rooms, lowest first: each imports only from those above it in this
-// list (`deadline` and `runtime` stand beside `base`).
+// The rooms, lowest first: base (with deadline and runtime beside it),
+// model, gen, exact, graph, heuristic, plan, io, ffi; each imports only
+// from those before it (see docs/ARCHITECTURE.md).
+//
+// Public: what the faces need (the planner, the model, files, instance
+// families, the C ABI). The searches' own rooms are public only with the
+// feature `internals`, for the benches and the tests that drive them
+// directly; the types the public API names are re-exported below.
 mod base;
+#[cfg(not(feature = "internals"))]
+mod deadline;
+#[cfg(feature = "internals")]
 pub mod deadline;
+#[cfg(not(feature = "internals"))]
+mod exact;
+#[cfg(feature = "internals")]
 pub mod exact;
 pub mod ffi;
 #[cfg(any(test, feature = "gen"))]
 pub mod gen;
 #[cfg(feature = "constraints")]
 mod graph;
-#[cfg(feature = "heuristics")]
+#[cfg(all(feature = "heuristics", not(feature = "internals")))]
+mod heuristic;
+#[cfg(all(feature = "heuristics", feature = "internals"))]
 pub mod heuristic;
 #[cfg(feature = "std")]
 pub mod io;
@@ -62,7 +76,10 @@ pub mod plan;
 #[cfg(not(feature = "std"))]
 mod runtime;
 
-pub use deadline::{Deadline, Stop};
+pub use deadline::{Clock, Deadline, Stop};
+pub use exact::{BadPreorder, Key, Params, Preorder, Stats};
+#[cfg(feature = "heuristics")]
+pub use heuristic::{BadStrategy, Strategy, Variant};
 pub use model::load::max_load;
 pub use model::problem::{Buffer, BufferError, Error, Field, Gap, Lifetime, Problem, Window};
 #[cfg(feature = "constraints")]

@@ -606,7 +606,11 @@ fn build_trees() -> Vec<PathBuf> {
     run(
         Command::new(cargo)
             .current_dir(root())
-            .args(["build", "--lib", "--profile", &profile, "--target-dir"])
+            // The features this test's library was built with (the tests
+            // turn `internals` on): the same build, so nothing is rebuilt
+            // under the other tests' feet.
+            .args(["build", "--lib", "--features", "internals"])
+            .args(["--profile", &profile, "--target-dir"])
             .arg(&target_dir),
         "cargo build",
     );

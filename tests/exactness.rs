@@ -5,7 +5,7 @@
 mod common;
 
 use common::{brute_force, random_problem, Rng, Shape};
-use minimalloc::exact::Params;
+use minimalloc::Params;
 use minimalloc::{plan, validate, Method, Options, Problem, Status};
 
 /// Runs the exact search alone and checks its answer against brute force.

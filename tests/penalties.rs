@@ -5,7 +5,7 @@
 mod common;
 
 use common::{least_penalty, random_problem, Rng, Shape};
-use minimalloc::heuristic::Strategy;
+use minimalloc::Strategy;
 use minimalloc::{plan, validate, Buffer, Method, Objective, Options, Problem, Solution, Status};
 
 /// Random colocations, separations and penalised pairs on `problem`.

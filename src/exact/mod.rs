@@ -114,6 +114,12 @@ pub enum Verdict {
 /// problem's own) with the sweep's search. Deterministic for given inputs.
 /// (Problems that suit a conflict graph are searched on it as well by
 /// `graph::solve`, which the planner calls.)
+// (With the constraints and no heuristics, only the graph's turns call the
+// sweep's search, through `search_sweep`.)
+#[cfg_attr(
+    all(feature = "constraints", not(feature = "heuristics")),
+    allow(dead_code)
+)]
 pub fn solve(
     problem: &Problem,
     capacity: i64,

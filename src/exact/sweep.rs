@@ -20,8 +20,6 @@ use alloc::vec;
 use alloc::vec::Vec;
 
 use crate::deadline::{sort_polled, zeros_polled, Poll, Stop};
-/// Where the max load lived before it had a home of its own.
-pub use crate::model::load::max_load;
 use crate::model::problem::Problem;
 
 /// A buffer's presence in a range of sections: sections `[first, end)`,
@@ -102,11 +100,6 @@ impl Sweep {
             Some(&self.dist[r.clone()])
         };
         (&self.nbr[r], dist)
-    }
-
-    /// Number of buffers.
-    pub fn buffers(&self) -> usize {
-        self.hull.len()
     }
 }
 
@@ -519,7 +512,7 @@ mod tests {
             "without windows, distance = size"
         );
         assert_eq!(s.interleaving, 0);
-        assert_eq!(max_load(&p), 12);
+        assert_eq!(crate::model::load::max_load(&p), 12);
     }
 
     #[test]
@@ -571,7 +564,7 @@ mod tests {
         // b and c never live together.
         assert!(!s.overlaps(2).0.contains(&1));
         assert_eq!(s.interleaving, 0);
-        assert_eq!(max_load(&p), 11);
+        assert_eq!(crate::model::load::max_load(&p), 11);
     }
 
     #[test]

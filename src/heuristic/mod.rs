@@ -49,12 +49,13 @@ pub use restarts::{default_count, Best};
 pub(crate) use restarts::{perturbed, plain};
 pub use strategy::{BadStrategy, Strategy, Variant};
 
-use crate::deadline::Poll;
-use crate::model::problem::Problem;
+#[cfg(any(test, feature = "internals"))]
+use {crate::deadline::Poll, crate::model::problem::Problem};
 
 /// Places every buffer of `problem` with `strategy` in its plain order,
 /// as low as it goes (the capacity is not consulted). `None` if fixed
 /// buffers overlap, so that nothing can be placed.
+#[cfg(any(test, feature = "internals"))]
 pub fn run(problem: &Problem, strategy: Strategy) -> Option<crate::model::solution::Solution> {
     run_variant(problem, Variant::plain(strategy))
 }
@@ -62,6 +63,7 @@ pub fn run(problem: &Problem, strategy: Strategy) -> Option<crate::model::soluti
 /// [`run`] for one variant (a strategy with the depth of its layer).
 /// Colocations and separations are honoured as [`crate::plan()`] honours
 /// them: on the problem lowered to plain buffers.
+#[cfg(any(test, feature = "internals"))]
 pub fn run_variant(
     problem: &Problem,
     variant: Variant,

@@ -11,7 +11,7 @@ use std::time::Duration;
 use clap::builder::TypedValueParser;
 use clap::{ArgAction, Args, CommandFactory, Parser, Subcommand, ValueEnum};
 use minimalloc::gen::Family;
-use minimalloc::heuristic::Strategy;
+use minimalloc::Strategy;
 
 use crate::values::{
     absl_bool, duration, fraction, natural, pool, positive, preorders, strategy, Preorders,

@@ -4,9 +4,9 @@
 
 use std::time::Duration;
 
-use minimalloc::heuristic::Strategy;
+use minimalloc::Strategy;
 
-use minimalloc::exact::Preorder;
+use minimalloc::Preorder;
 
 /// A number from 0 to 1.
 pub(crate) fn fraction(s: &str) -> Result<f64, String> {
