@@ -59,8 +59,8 @@ pub(crate) use memo::Recent;
 pub use order::{BadPreorder, Key, Preorder};
 use order::{Orderings, Traits};
 pub use params::Params;
-use rounds::solve_part;
 pub(crate) use rounds::Rotation;
+use rounds::{solve_part, PartRuns};
 use search::{RunEnd, Search, FREE};
 
 use crate::deadline::{Deadline, Poll, Stop};
@@ -299,15 +299,16 @@ pub(crate) fn search_sweep(
         // (The tiny build keeps no positions.)
         let mut none = None;
         let resume = resumes.get_mut(i).unwrap_or(&mut none);
-        let verdict = solve_part(
-            &mut search,
-            (part, shaken, rotation),
-            problem,
-            capacity,
-            (&mut budget, resume),
-            poll,
-            (&mut stats.solved_by, &mut stats.shaken),
-        );
+        let runs_of = PartRuns {
+            part,
+            shaken,
+            rotation,
+            budget: &mut budget,
+            resume,
+            solved_by: &mut stats.solved_by,
+            shaken_solved: &mut stats.shaken,
+        };
+        let verdict = solve_part(&mut search, runs_of, problem, capacity, poll);
         stats.nodes = search.nodes;
         stats.backtracks = search.backtracks;
         match verdict {

@@ -41,28 +41,19 @@ pub(crate) enum Rotation {
 /// others, so a shaken run that ends without a placement is a proof.
 pub(super) fn solve_part(
     search: &mut Search<'_>,
-    (part, shaken, rotation): (Part, Option<usize>, Rotation),
+    runs_of: PartRuns<'_>,
     problem: &Problem,
     capacity: i64,
-    (budget, resume): (&mut u64, &mut Option<Position>),
     poll: &mut Poll<'_>,
-    (solved_by, shaken_solved): (&mut [(Preorder, u32)], &mut u32),
 ) -> RunEnd {
     // Where an earlier call on this part at this capacity was cut short:
     // its hints and every run before that one were searched then, without
     // an answer, and would end the same way again.
     #[cfg(feature = "heuristics")]
-    if let Some(from) = resume.take() {
-        let ends = (budget, resume);
-        return runs(
-            search,
-            (part, shaken, rotation),
-            from,
-            ends,
-            poll,
-            (solved_by, shaken_solved),
-        );
+    if let Some(from) = runs_of.resume.take() {
+        return runs(search, runs_of, from, poll);
     }
+    let part = runs_of.part;
     let buffers = problem.buffers();
     let hinted: Vec<u32> = search
         .members(part)
@@ -79,12 +70,12 @@ pub(super) fn solve_part(
         for &b in &hinted {
             search.set_fixed(b, buffers[b as usize].hint.unwrap_or(FREE));
         }
-        let limit = (2 * part.len as u64 + 64).min(*budget);
+        let limit = (2 * part.len as u64 + 64).min(*runs_of.budget);
         let before = search.nodes;
         let end = search.run(part, 0, limit, poll);
-        *budget = budget.saturating_sub(search.nodes - before);
+        *runs_of.budget = runs_of.budget.saturating_sub(search.nodes - before);
         if let RunEnd::Stopped(_) | RunEnd::Solved = end {
-            solved_by[0].1 += u32::from(end == RunEnd::Solved);
+            runs_of.solved_by[0].1 += u32::from(end == RunEnd::Solved);
             return end;
         }
         for &b in &hinted {
@@ -93,7 +84,7 @@ pub(super) fn solve_part(
     }
 
     let first = Position {
-        limit: match solved_by.len() {
+        limit: match runs_of.solved_by.len() {
             1 => u64::MAX,
             _ => 2 * part.len as u64,
         },
@@ -102,15 +93,23 @@ pub(super) fn solve_part(
         restarts: 0,
         rng: Rng::new(0x5A4E_u64 ^ u64::from(part.lo)),
     };
-    let ends = (budget, resume);
-    runs(
-        search,
-        (part, shaken, rotation),
-        first,
-        ends,
-        poll,
-        (solved_by, shaken_solved),
-    )
+    runs(search, runs_of, first, poll)
+}
+
+/// One partition's sequence of runs: which it makes, the nodes the call
+/// has left for them, where an earlier call stopped (and this one will),
+/// and where each ordering's answers are counted.
+pub(super) struct PartRuns<'a> {
+    pub(super) part: Part,
+    /// The shaken ranking's slot, where the orderings take turns.
+    pub(super) shaken: Option<usize>,
+    pub(super) rotation: Rotation,
+    pub(super) budget: &'a mut u64,
+    pub(super) resume: &'a mut Option<Position>,
+    /// For each ordering, how many partitions it solved.
+    pub(super) solved_by: &'a mut [(Preorder, u32)],
+    /// Partitions the shaken runs solved.
+    pub(super) shaken_solved: &'a mut u32,
 }
 
 /// Where [`solve_part`]'s sequence of runs stands before one run: the
@@ -139,12 +138,19 @@ pub(crate) struct Position {
 /// by that one run when a later part ran out).
 fn runs(
     search: &mut Search<'_>,
-    (part, shaken, rotation): (Part, Option<usize>, Rotation),
+    runs_of: PartRuns<'_>,
     from: Position,
-    (budget, resume): (&mut u64, &mut Option<Position>),
     poll: &mut Poll<'_>,
-    (solved_by, shaken_solved): (&mut [(Preorder, u32)], &mut u32),
 ) -> RunEnd {
+    let PartRuns {
+        part,
+        shaken,
+        rotation,
+        budget,
+        resume,
+        solved_by,
+        shaken_solved,
+    } = runs_of;
     #[cfg(not(feature = "heuristics"))]
     let _ = resume;
     let orderings = solved_by.len();
