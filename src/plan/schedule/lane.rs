@@ -46,10 +46,10 @@ pub(super) struct Lane<'w, 'a> {
     pub(super) repairing_mine: bool,
     /// On a separated kernel, the walk over orders, which takes half of
     /// the repair's turns and, with one lane, turns of its own beside the
-    /// exact search's (`Some(None)` where it cannot run: too many buffers,
-    /// windows, or fixed buffers that clash; `None` on other problems).
+    /// exact search's (none on other problems, or where it cannot run:
+    /// too many buffers, windows, or fixed buffers that clash).
     #[cfg(feature = "constraints")]
-    pub(super) walk: Option<Option<crate::heuristic::GraphWalk>>,
+    pub(super) walk: Option<crate::heuristic::GraphWalk>,
     /// How long the last exact round took (read when clocked).
     #[cfg(feature = "constraints")]
     pub(super) exact_time: core::time::Duration,
@@ -117,9 +117,7 @@ impl Lane<'_, '_> {
                 // best before the exact rounds place above the capacity
                 // (see `GraphWalk::start_summed_from`).
                 #[cfg(feature = "constraints")]
-                if let (Goal::Fit(_), Some(Some(walk)), Some(mine)) =
-                    (goal, &mut self.walk, &self.mine)
-                {
+                if let (Goal::Fit(_), Some(walk), Some(mine)) = (goal, &mut self.walk, &self.mine) {
                     walk.start_summed_from(&mine.offsets);
                 }
                 let nodes = (self.lanes == 1).then(|| EXACT_NODES << (2 * round).min(40));
@@ -357,7 +355,7 @@ impl Lane<'_, '_> {
         // A lane that walks gives the walk half of the repair's grant
         // (the repair keeps the rest: on some kernels it is what fits).
         #[cfg(feature = "constraints")]
-        if let (Some(Some(_)), Some(best)) = (&self.walk, self.mine.as_ref().map(|m| m.height)) {
+        if let (Some(_), Some(best)) = (&self.walk, self.mine.as_ref().map(|m| m.height)) {
             let target = self.target(goal);
             let (given, mut half) = (*credit / 2, *credit / 2);
             let mut poll = Poll::new(self.deadline, 1 << 12);
@@ -410,10 +408,9 @@ impl Lane<'_, '_> {
     #[cfg(feature = "constraints")]
     fn start_walk(&mut self) {
         let portfolio = self.work.options.method == crate::plan::options::Method::Auto;
-        if self.work.options.solver.conflict_graph && portfolio && self.walk.is_none() {
+        if self.work.options.solver.conflict_graph && portfolio {
             let target = self.work.lower_bound;
-            let walk = crate::heuristic::GraphWalk::new(self.work.problem, target, self.seed);
-            self.walk = Some(walk);
+            self.walk = crate::heuristic::GraphWalk::new(self.work.problem, target, self.seed);
         }
     }
 
@@ -447,7 +444,7 @@ impl Lane<'_, '_> {
         {
             let started = self.deadline.elapsed();
             let halved = match (&self.walk, self.deadline.remaining()) {
-                (Some(Some(_)), Some(left)) if self.lanes == 1 && self.clocked() => {
+                (Some(_), Some(left)) if self.lanes == 1 && self.clocked() => {
                     Some(self.deadline.sooner(left / 2))
                 }
                 _ => None,
@@ -469,7 +466,7 @@ impl Lane<'_, '_> {
         (nodes, time): (u64, Option<core::time::Duration>),
         goal: Goal,
     ) -> Result<(), Stop> {
-        let (Some(Some(walk)), Some(mine)) = (&self.walk, &self.mine) else {
+        let (Some(walk), Some(mine)) = (&self.walk, &self.mine) else {
             return Ok(());
         };
         let work = match time {
@@ -501,7 +498,7 @@ impl Lane<'_, '_> {
         poll: &mut Poll<'_>,
     ) -> Result<(), Stop> {
         let halving = matches!(goal, Goal::Minimize);
-        let mut slot = self.walk.take().flatten();
+        let mut slot = self.walk.take();
         if let (Some(walk), Some(mine)) = (slot.as_mut(), self.mine.as_ref()) {
             walk.start_from(&mine.offsets);
         }
@@ -528,7 +525,7 @@ impl Lane<'_, '_> {
                 }
             }
         }
-        self.walk = Some(slot);
+        self.walk = slot;
         ended
     }
 
