@@ -157,15 +157,7 @@ fn independent(spec: Spec) -> Vec<Buffer> {
     let align = spec.alignment.max(1);
     let mut out = Vec::with_capacity(spec.buffers);
     for i in 0..spec.buffers {
-        let kind = rng.below(0, 100);
-        let length = if kind < 80 {
-            rng.below(1, 7)
-        } else if kind < 98 {
-            rng.below(5, 201)
-        } else {
-            (steps * rng.below(5, 61) / 100).max(1)
-        }
-        .min(steps);
+        let length = lifetime(&mut rng, steps, 5).min(steps);
         let lower = rng.below(0, steps - length + 1);
         let size = log_uniform_size(&mut rng, align);
         let mut b = Buffer::new(format!("{i}"), lower, lower + length, size);
@@ -188,20 +180,26 @@ fn issued(spec: Spec) -> Vec<Buffer> {
     let mut now = 0;
     for i in 0..spec.buffers {
         now += [0, 0, 1, 1, 2][rng.below(0, 5) as usize];
-        let kind = rng.below(0, 100);
-        let length = if kind < 80 {
-            rng.below(1, 7)
-        } else if kind < 98 {
-            rng.below(5, 201)
-        } else {
-            (program * rng.below(6, 61) / 100).max(1)
-        };
+        let length = lifetime(&mut rng, program, 6);
         let size = log_uniform_size(&mut rng, align);
         let mut b = Buffer::new(format!("{i}"), now, now + length, size);
         b.alignment = align;
         out.push(b);
     }
     out
+}
+
+/// The lifetime of a size-independent family's buffer: 80 % live 1-6
+/// steps, 18 % 5-200, 2 % from `longest_from` to 60 % of `whole` steps.
+fn lifetime(rng: &mut Rng, whole: i64, longest_from: i64) -> i64 {
+    let kind = rng.below(0, 100);
+    if kind < 80 {
+        rng.below(1, 7)
+    } else if kind < 98 {
+        rng.below(5, 201)
+    } else {
+        (whole * rng.below(longest_from, 61) / 100).max(1)
+    }
 }
 
 /// A size log-uniform over 10 B-10 MB, rounded up to `align`.
