@@ -7,7 +7,7 @@ use std::path::PathBuf;
 
 /// ABI version of the shared library, in its SONAME: bumped on any
 /// incompatible change of the C API, independently of the crate version.
-const ABI_VERSION: u32 = 1;
+const ABI_VERSION: u32 = 2;
 
 /// The tools some tests need: a test whose tool is missing is compiled
 /// `#[ignore]`d with the reason, so that it reads `ignored`, never `ok`.
@@ -81,7 +81,7 @@ fn main() {
     if os != "linux" && os != "android" {
         return;
     }
-    // The SONAME carries the ABI version: libminimalloc.so.1.
+    // The SONAME carries the ABI version: libminimalloc.so.2.
     println!("cargo:rustc-cdylib-link-arg=-Wl,-soname,libminimalloc.so.{ABI_VERSION}");
     link_soname_in_build_tree(&out);
 
@@ -174,7 +174,7 @@ fn package_config_in_build_tree(
 }
 
 /// A program linked against the build tree (`-Ltarget/release`) asks the
-/// loader for the SONAME, libminimalloc.so.1, so that name must exist
+/// loader for the SONAME, libminimalloc.so.2, so that name must exist
 /// beside libminimalloc.so, as it does once installed. Cargo has no step
 /// after linking; the link is made here, relative, before the library it
 /// points to exists. OUT_DIR is <target>/<profile>/build/<pkg>/out.

@@ -77,6 +77,7 @@ void minimalloc_abi_drive(const uint8_t *data, size_t size) {
   reader r = {data, size, 0};
   minimalloc_problem *p = NULL;
   minimalloc_options *o = NULL;
+  minimalloc_cancel *c = NULL;
   minimalloc_solution *s[SOLUTIONS] = {NULL, NULL, NULL};
   /* The problem's size when each solution was made. */
   size_t made_for[SOLUTIONS] = {0, 0, 0};
@@ -192,10 +193,23 @@ void minimalloc_abi_drive(const uint8_t *data, size_t size) {
         }
         break;
       case 14:
-        if (byte(&r) & 1)
-          minimalloc_options_cancel(o);
-        else
-          minimalloc_options_reset_cancel(o);
+        /* The token: made, requested, withdrawn, handed to the options
+         * (or NULL), freed while the options still carry it. */
+        switch (byte(&r) % 6) {
+          case 0:
+            minimalloc_cancel_free(c);
+            c = minimalloc_cancel_new();
+            break;
+          case 1: minimalloc_cancel_request(c); break;
+          case 2: minimalloc_cancel_reset(c); break;
+          case 3:
+            if (!c && minimalloc_cancel_requested(c) != 0) abort();
+            break;
+          case 4: minimalloc_options_set_cancel(o, byte(&r) & 1 ? c : NULL); break;
+          default:
+            minimalloc_cancel_free(c);
+            c = NULL;
+        }
         break;
       case 15: {
         /* Solves always end soon: a short timeout and a node limit. */
@@ -221,10 +235,12 @@ void minimalloc_abi_drive(const uint8_t *data, size_t size) {
         int64_t offsets[40];
         size_t n = minimalloc_solution_len(*slot), pools[40];
         size_t room = byte(&r) % 41;
-        if (*slot && n != made_for[which]) abort();
+        int placed = minimalloc_solution_status(*slot) == MINIMALLOC_STATUS_OK;
+        /* Placed: one offset per buffer and a height; else neither. */
+        if (*slot && n != (placed ? made_for[which] : 0)) abort();
         minimalloc_solution_offsets(*slot, byte(&r) & 1 ? offsets : NULL, room);
         minimalloc_solution_pools(*slot, byte(&r) & 1 ? pools : NULL, room);
-        if (*slot && minimalloc_solution_height(*slot) < 0) abort();
+        if (*slot && (minimalloc_solution_height(*slot) < 0) == placed) abort();
         {
           /* What a placement pays is never below its proven least, nor
            * the least below 0. */
@@ -239,22 +255,26 @@ void minimalloc_abi_drive(const uint8_t *data, size_t size) {
       case 18: {
         size_t members[8], count;
         int irreducible;
-        minimalloc_options_conflict(o, byte(&r) & 1 ? members : NULL, byte(&r) % 9,
-                                    byte(&r) & 1 ? &count : NULL, &irreducible);
+        minimalloc_solution_conflict(*slot, byte(&r) & 1 ? members : NULL, byte(&r) % 9,
+                                     byte(&r) & 1 ? &count : NULL, &irreducible);
         break;
       }
       case 19: {
         int64_t height, lower_bound;
         size_t buffers;
-        minimalloc_options_pool_report(o, index_of(&r, 2), byte(&r) & 1 ? &height : NULL,
-                                       &lower_bound, byte(&r) & 1 ? &buffers : NULL);
+        minimalloc_solution_pool_report(*slot, index_of(&r, 2), byte(&r) & 1 ? &height : NULL,
+                                        &lower_bound, byte(&r) & 1 ? &buffers : NULL);
         break;
       }
       case 20:
-        (void)minimalloc_options_lower_bound(o);
-        (void)minimalloc_options_optimal(o);
-        (void)minimalloc_options_nodes(o);
-        (void)minimalloc_options_elapsed_us(o);
+        /* An optimal placement is never below its bound. */
+        if (minimalloc_solution_optimal(*slot) &&
+            minimalloc_solution_height(*slot) < minimalloc_solution_lower_bound(*slot))
+          abort();
+        (void)minimalloc_solution_nodes(*slot);
+        (void)minimalloc_solution_elapsed_us(*slot);
+        (void)minimalloc_solution_stopped(*slot);
+        check_string(minimalloc_solution_error(*slot), 0);
         check_string(minimalloc_options_last_error(o), o == NULL);
         break;
       case 21:
@@ -272,6 +292,7 @@ void minimalloc_abi_drive(const uint8_t *data, size_t size) {
         minimalloc_problem_free(NULL);
         minimalloc_options_free(NULL);
         minimalloc_solution_free(NULL);
+        minimalloc_cancel_free(NULL);
         break;
       default:
         minimalloc_solution_free(*slot);
@@ -280,6 +301,7 @@ void minimalloc_abi_drive(const uint8_t *data, size_t size) {
   }
   minimalloc_problem_free(p);
   minimalloc_options_free(o);
+  minimalloc_cancel_free(c);
   {
     int i;
     for (i = 0; i < SOLUTIONS; i++) minimalloc_solution_free(s[i]);

@@ -36,7 +36,7 @@ static minimalloc_problem *paper_problem(int64_t capacity) {
 static void test_names(void) {
   int s;
   assert(strcmp(minimalloc_version(), MINIMALLOC_VERSION) == 0);
-  assert(MINIMALLOC_ABI_VERSION >= 1);
+  assert(MINIMALLOC_ABI_VERSION >= 2);
   assert(strcmp(minimalloc_status_str(MINIMALLOC_STATUS_OK), "ok") == 0);
   for (s = MINIMALLOC_STATUS_OK; s <= MINIMALLOC_STATUS_UNSUPPORTED; s++) {
     const char *name = minimalloc_status_str((minimalloc_status)s);
@@ -70,12 +70,20 @@ static void test_null_and_free(void) {
   assert(minimalloc_solution_len(NULL) == 0);
   assert(minimalloc_solution_height(NULL) == -1);
   assert(minimalloc_solution_offsets(NULL, offsets, 1) == MINIMALLOC_STATUS_NULL_POINTER);
+  assert(minimalloc_solution_status(NULL) == MINIMALLOC_STATUS_NULL_POINTER);
+  assert(minimalloc_solution_stopped(NULL) == MINIMALLOC_STATUS_NULL_POINTER);
+  assert(strcmp(minimalloc_solution_error(NULL), "null pointer") == 0);
+  assert(minimalloc_solution_lower_bound(NULL) == -1);
+  assert(minimalloc_solution_optimal(NULL) == 0);
+  assert(minimalloc_solution_nodes(NULL) == 0);
+  assert(minimalloc_solution_elapsed_us(NULL) == 0);
+  minimalloc_cancel_free(NULL);
+  assert(minimalloc_cancel_request(NULL) == MINIMALLOC_STATUS_NULL_POINTER);
+  assert(minimalloc_cancel_reset(NULL) == MINIMALLOC_STATUS_NULL_POINTER);
+  assert(minimalloc_cancel_requested(NULL) == 0);
+  assert(minimalloc_options_set_cancel(NULL, NULL) == MINIMALLOC_STATUS_NULL_POINTER);
   assert(minimalloc_options_set_timeout_ms(NULL, 5) == MINIMALLOC_STATUS_NULL_POINTER);
   assert(minimalloc_options_set_node_limit(NULL, 5) == MINIMALLOC_STATUS_NULL_POINTER);
-  assert(minimalloc_options_cancel(NULL) == MINIMALLOC_STATUS_NULL_POINTER);
-  assert(minimalloc_options_reset_cancel(NULL) == MINIMALLOC_STATUS_NULL_POINTER);
-  assert(minimalloc_options_nodes(NULL) == 0);
-  assert(minimalloc_options_elapsed_us(NULL) == 0);
   assert(minimalloc_options_last_error(NULL) == NULL);
   assert(minimalloc_options_set_objective(NULL, MINIMALLOC_OBJECTIVE_FIT) ==
          MINIMALLOC_STATUS_NULL_POINTER);
@@ -85,8 +93,6 @@ static void test_null_and_free(void) {
   assert(minimalloc_options_set_threads(NULL, 1) == MINIMALLOC_STATUS_NULL_POINTER);
   assert(minimalloc_options_set_restarts(NULL, 1) == MINIMALLOC_STATUS_NULL_POINTER);
   assert(minimalloc_options_set_base(NULL, 0) == MINIMALLOC_STATUS_NULL_POINTER);
-  assert(minimalloc_options_lower_bound(NULL) == -1);
-  assert(minimalloc_options_optimal(NULL) == 0);
   assert(minimalloc_problem_set_lifetime(NULL, MINIMALLOC_LIFETIME_INCLUSIVE) ==
          MINIMALLOC_STATUS_NULL_POINTER);
 }
@@ -143,8 +149,12 @@ static void test_solve_paper(void) {
   assert(minimalloc_solve(p, 0, NULL) == MINIMALLOC_STATUS_NULL_POINTER);
   assert(minimalloc_solve(p, 0, &s) == MINIMALLOC_STATUS_OK);
   assert(s != NULL);
+  assert(minimalloc_solution_status(s) == MINIMALLOC_STATUS_OK);
+  assert(minimalloc_solution_stopped(s) == MINIMALLOC_STATUS_OK);
+  assert(strcmp(minimalloc_solution_error(s), "") == 0);
   assert(minimalloc_solution_len(s) == 5);
   assert(minimalloc_solution_height(s) == 12);
+  assert(minimalloc_solution_lower_bound(s) == 12 && minimalloc_solution_optimal(s) == 1);
   assert(minimalloc_solution_offsets(s, NULL, 5) == MINIMALLOC_STATUS_NULL_POINTER);
   assert(minimalloc_solution_offsets(s, few, 4) == MINIMALLOC_STATUS_INVALID_ARGUMENT);
   for (i = 0; i < 4; i++) assert(few[i] == -1);
@@ -154,11 +164,19 @@ static void test_solve_paper(void) {
   minimalloc_solution_free(s);
   minimalloc_problem_free(p);
 
-  /* Capacity 11: proven infeasible, the out-parameter untouched. */
+  /* Capacity 11: proven infeasible; the solution says so and holds no
+   * offsets. */
   p = paper_problem(11);
   s = NULL;
   assert(minimalloc_solve(p, 0, &s) == MINIMALLOC_STATUS_INFEASIBLE);
-  assert(s == NULL);
+  assert(s != NULL && minimalloc_solution_status(s) == MINIMALLOC_STATUS_INFEASIBLE);
+  assert(has(minimalloc_solution_error(s), "no placement fits capacity 11"));
+  assert(minimalloc_solution_len(s) == 0 && minimalloc_solution_height(s) == -1);
+  assert(minimalloc_solution_lower_bound(s) >= 12 && minimalloc_solution_optimal(s) == 0);
+  offsets[0] = -9;
+  assert(minimalloc_solution_offsets(s, offsets, 6) == MINIMALLOC_STATUS_INFEASIBLE);
+  assert(offsets[0] == -9);
+  minimalloc_solution_free(s);
   minimalloc_problem_free(p);
 }
 
@@ -212,6 +230,7 @@ static void test_gaps_fixed_hints(void) {
   assert(minimalloc_problem_add_buffer(p, 0, 10, 8, 1, &i) == MINIMALLOC_STATUS_OK);
   assert(minimalloc_problem_add_buffer(p, 4, 6, 8, 1, &i) == MINIMALLOC_STATUS_OK);
   assert(minimalloc_solve(p, 0, &s) == MINIMALLOC_STATUS_INFEASIBLE);
+  minimalloc_solution_free(s);
   /* ...unless one of them is dead during [3, 7), ... */
   assert(minimalloc_problem_add_gap(p, 1, 3, 7) == MINIMALLOC_STATUS_OK);
   assert(minimalloc_problem_set_offset(p, 0, 8) == MINIMALLOC_STATUS_OK);
@@ -258,28 +277,53 @@ static void test_options(const char *long_csv, int64_t long_capacity) {
   /* A node limit ends a long search without a proof. */
   assert(minimalloc_options_set_node_limit(o, 200) == MINIMALLOC_STATUS_OK);
   assert(minimalloc_solve_with(hard, o, &s) == MINIMALLOC_STATUS_NOT_FOUND);
-  assert(s == NULL && has(minimalloc_options_last_error(o), "no placement found"));
-  assert(minimalloc_options_nodes(o) > 0);
+  assert(has(minimalloc_solution_error(s), "no placement found"));
+  assert(minimalloc_solution_nodes(s) > 0 && minimalloc_solution_len(s) == 0);
+  /* Options are input only: the failure is on the solution, not on them. */
+  assert(strcmp(minimalloc_options_last_error(o), "") == 0);
+  minimalloc_solution_free(s);
   assert(minimalloc_options_set_node_limit(o, 0) == MINIMALLOC_STATUS_OK);
   /* A timeout ends it too, and says so. */
   assert(minimalloc_options_set_timeout_ms(o, 50) == MINIMALLOC_STATUS_OK);
   assert(minimalloc_solve_with(hard, o, &s) == MINIMALLOC_STATUS_TIMEOUT);
-  assert(s == NULL && has(minimalloc_options_last_error(o), "timed out after"));
-  assert(minimalloc_options_elapsed_us(o) >= 50000);
-  assert(minimalloc_solve(hard, 30, &s) == MINIMALLOC_STATUS_TIMEOUT);
-  /* A set cancel flag stops every solve until it is reset. */
-  assert(minimalloc_options_cancel(o) == MINIMALLOC_STATUS_OK);
-  assert(minimalloc_solve_with(p, o, &s) == MINIMALLOC_STATUS_CANCELLED);
-  assert(s == NULL);
-  assert(minimalloc_options_reset_cancel(o) == MINIMALLOC_STATUS_OK);
-  assert(minimalloc_solve_with(p, o, &s) == MINIMALLOC_STATUS_OK);
+  assert(has(minimalloc_solution_error(s), "timed out after"));
+  assert(minimalloc_solution_stopped(s) == MINIMALLOC_STATUS_TIMEOUT);
+  assert(minimalloc_solution_elapsed_us(s) >= 50000);
   minimalloc_solution_free(s);
+  assert(minimalloc_solve(hard, 30, &s) == MINIMALLOC_STATUS_TIMEOUT);
+  minimalloc_solution_free(s);
+  /* A requested token stops every solve that carries it until it is
+   * reset; options without it solve. */
+  {
+    minimalloc_cancel *c = minimalloc_cancel_new();
+    assert(c != NULL && minimalloc_cancel_requested(c) == 0);
+    assert(minimalloc_options_set_cancel(o, c) == MINIMALLOC_STATUS_OK);
+    assert(minimalloc_cancel_request(c) == MINIMALLOC_STATUS_OK);
+    assert(minimalloc_cancel_requested(c) == 1);
+    assert(minimalloc_solve_with(p, o, &s) == MINIMALLOC_STATUS_CANCELLED);
+    assert(minimalloc_solution_stopped(s) == MINIMALLOC_STATUS_CANCELLED);
+    assert(minimalloc_solution_len(s) == 0);
+    minimalloc_solution_free(s);
+    assert(minimalloc_cancel_reset(c) == MINIMALLOC_STATUS_OK);
+    assert(minimalloc_solve_with(p, o, &s) == MINIMALLOC_STATUS_OK);
+    minimalloc_solution_free(s);
+    /* The options keep their share: freed first, the token still works. */
+    assert(minimalloc_cancel_request(c) == MINIMALLOC_STATUS_OK);
+    minimalloc_cancel_free(c);
+    assert(minimalloc_solve_with(p, o, &s) == MINIMALLOC_STATUS_CANCELLED);
+    minimalloc_solution_free(s);
+    assert(minimalloc_options_set_cancel(o, NULL) == MINIMALLOC_STATUS_OK);
+    assert(minimalloc_solve_with(p, o, &s) == MINIMALLOC_STATUS_OK);
+    minimalloc_solution_free(s);
+  }
   /* Infeasibility is explained. */
   minimalloc_problem_free(p);
   p = paper_problem(11);
   s = NULL;
   assert(minimalloc_solve_with(p, o, &s) == MINIMALLOC_STATUS_INFEASIBLE);
-  assert(has(minimalloc_options_last_error(o), "no placement fits capacity 11"));
+  assert(has(minimalloc_solution_error(s), "no placement fits capacity 11"));
+  assert(has(minimalloc_last_error(), "no placement fits capacity 11"));
+  minimalloc_solution_free(s);
   minimalloc_options_free(o);
   minimalloc_problem_free(p);
   minimalloc_problem_free(hard);
@@ -315,8 +359,9 @@ static void test_objective_and_strategies(const char *long_csv, int64_t long_cap
   assert(minimalloc_options_set_strategy(o, (minimalloc_strategy)-1) ==
          MINIMALLOC_STATUS_INVALID_ARGUMENT);
   /* Fitting reports the max load as its lower bound. */
-  assert(solve_paper_with(p, o, 100, offsets) <= 100);
-  assert(minimalloc_options_lower_bound(o) == 12);
+  assert(minimalloc_solve_with(p, o, &s) == MINIMALLOC_STATUS_OK);
+  assert(minimalloc_solution_lower_bound(s) == 12);
+  minimalloc_solution_free(s);
   /* The exact search alone is in every build. */
   assert(minimalloc_options_set_strategy(o, MINIMALLOC_STRATEGY_EXACT) == MINIMALLOC_STATUS_OK);
   assert(solve_paper_with(p, o, 100, offsets) <= 100);
@@ -334,8 +379,10 @@ static void test_objective_and_strategies(const char *long_csv, int64_t long_cap
   /* Minimising under a loose capacity: the max load 12, proven. */
   assert(minimalloc_options_set_objective(o, MINIMALLOC_OBJECTIVE_MINIMIZE) == MINIMALLOC_STATUS_OK);
   assert(minimalloc_options_set_strategy(o, MINIMALLOC_STRATEGY_AUTO) == MINIMALLOC_STATUS_OK);
-  assert(solve_paper_with(p, o, 12, offsets) == 12);
-  assert(minimalloc_options_lower_bound(o) == 12 && minimalloc_options_optimal(o) == 1);
+  assert(minimalloc_solve_with(p, o, &s) == MINIMALLOC_STATUS_OK);
+  assert(minimalloc_solution_height(s) == 12);
+  assert(minimalloc_solution_lower_bound(s) == 12 && minimalloc_solution_optimal(s) == 1);
+  minimalloc_solution_free(s);
   /* Each heuristic alone, with restarts on two threads: valid, and the
    * same offsets for the same seed on one thread. */
   for (strategy = MINIMALLOC_STRATEGY_SKYLINE; strategy <= MINIMALLOC_STRATEGY_LAYERED;
@@ -345,7 +392,7 @@ static void test_objective_and_strategies(const char *long_csv, int64_t long_cap
     assert(minimalloc_options_set_seed(o, 3) == MINIMALLOC_STATUS_OK);
     assert(minimalloc_options_set_restarts(o, 9) == MINIMALLOC_STATUS_OK);
     assert(minimalloc_options_set_threads(o, 2) == MINIMALLOC_STATUS_OK);
-    assert(solve_paper_with(p, o, 100, offsets) >= minimalloc_options_lower_bound(o));
+    assert(solve_paper_with(p, o, 100, offsets) >= 12);
     assert(minimalloc_options_set_threads(o, 1) == MINIMALLOC_STATUS_OK);
     solve_paper_with(p, o, 100, again);
     for (i = 0; i < 5; i++) assert(offsets[i] == again[i]);
@@ -358,10 +405,10 @@ static void test_objective_and_strategies(const char *long_csv, int64_t long_cap
   assert(minimalloc_options_set_timeout_ms(o, 200) == MINIMALLOC_STATUS_OK);
   assert(minimalloc_solve_with(p, o, &s) == MINIMALLOC_STATUS_OK);
   assert(minimalloc_solution_height(s) <= 2 * long_capacity);
-  assert(minimalloc_options_lower_bound(o) >= long_capacity); /* the max load */
-  assert(minimalloc_solution_height(s) >= minimalloc_options_lower_bound(o));
-  assert(minimalloc_options_optimal(o) ==
-         (minimalloc_solution_height(s) == minimalloc_options_lower_bound(o)));
+  assert(minimalloc_solution_lower_bound(s) >= long_capacity); /* the max load */
+  assert(minimalloc_solution_height(s) >= minimalloc_solution_lower_bound(s));
+  assert(minimalloc_solution_optimal(s) ==
+         (minimalloc_solution_height(s) == minimalloc_solution_lower_bound(s)));
   minimalloc_solution_free(s);
   minimalloc_options_free(o);
   minimalloc_problem_free(p);
@@ -389,7 +436,8 @@ static void test_base_and_lifetimes(void) {
   assert(minimalloc_options_set_base(o, 4100) == MINIMALLOC_STATUS_OK);
   s = NULL;
   assert(minimalloc_solve_with(p, o, &s) == MINIMALLOC_STATUS_INVALID_ARGUMENT);
-  assert(s == NULL && has(minimalloc_options_last_error(o), "alignment 64"));
+  assert(has(minimalloc_solution_error(s), "alignment 64") && minimalloc_solution_len(s) == 0);
+  minimalloc_solution_free(s);
   minimalloc_problem_free(p);
   p = paper_problem(12);
   assert(minimalloc_options_set_base(o, INT64_MAX - 12) == MINIMALLOC_STATUS_OK);
@@ -398,7 +446,8 @@ static void test_base_and_lifetimes(void) {
   s = NULL;
   assert(minimalloc_options_set_base(o, INT64_MAX - 11) == MINIMALLOC_STATUS_OK);
   assert(minimalloc_solve_with(p, o, &s) == MINIMALLOC_STATUS_INVALID_ARGUMENT);
-  assert(s == NULL && has(minimalloc_options_last_error(o), "overflows"));
+  assert(has(minimalloc_solution_error(s), "overflows") && minimalloc_solution_len(s) == 0);
+  minimalloc_solution_free(s);
   minimalloc_problem_free(p);
   minimalloc_options_free(o);
 
@@ -466,11 +515,13 @@ static void test_last_errors(void) {
   /* A NULL pointer. */
   assert(minimalloc_problem_add_buffer(p, 0, 5, 4, 1, NULL) == MINIMALLOC_STATUS_NULL_POINTER);
   assert(strcmp(minimalloc_problem_last_error(p), "null pointer") == 0);
-  assert(minimalloc_solve(NULL, 0, &s) == MINIMALLOC_STATUS_NULL_POINTER);
+  assert(minimalloc_solve(NULL, 0, &s) == MINIMALLOC_STATUS_NULL_POINTER && s == NULL);
   assert(strcmp(minimalloc_last_error(), "null pointer") == 0);
-  /* minimalloc_solve takes no options: the thread's last error says why. */
-  assert(minimalloc_solve(p, 0, &s) == MINIMALLOC_STATUS_INFEASIBLE && s == NULL);
+  /* A failed solve: its solution says why, and so does the thread. */
+  assert(minimalloc_solve(p, 0, &s) == MINIMALLOC_STATUS_INFEASIBLE && s != NULL);
   assert(has(minimalloc_last_error(), "no placement fits capacity 11"));
+  assert(strcmp(minimalloc_solution_error(s), minimalloc_last_error()) == 0);
+  minimalloc_solution_free(s);
   minimalloc_problem_free(p);
   p = paper_problem(12);
   assert(minimalloc_solve(p, 0, &s) == MINIMALLOC_STATUS_OK && s != NULL);

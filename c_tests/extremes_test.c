@@ -38,8 +38,10 @@ int main(void) {
   /* A base whose sum with the height overflows is refused; one that just
    * fits gives the last address. */
   assert(minimalloc_options_set_base(o, big) == MINIMALLOC_STATUS_OK);
-  assert(minimalloc_solve_with(p, o, &s) == MINIMALLOC_STATUS_INVALID_ARGUMENT && s == NULL);
-  assert(strstr(minimalloc_options_last_error(o), "overflows") != NULL);
+  assert(minimalloc_solve_with(p, o, &s) == MINIMALLOC_STATUS_INVALID_ARGUMENT);
+  assert(strstr(minimalloc_solution_error(s), "overflows") != NULL);
+  minimalloc_solution_free(s);
+  s = NULL;
   minimalloc_problem_free(p);
 
   p = minimalloc_problem_new(big);

@@ -88,10 +88,10 @@ static void test_repacking(int tiny) {
   assert(minimalloc_solution_len(s) == NBLOCKS);
   assert(minimalloc_solution_offsets(s, offset, NBLOCKS) == MINIMALLOC_STATUS_OK);
   check_repacking(offset, minimalloc_solution_height(s));
-  assert(minimalloc_options_lower_bound(o) <= minimalloc_solution_height(s));
+  assert(minimalloc_solution_lower_bound(s) <= minimalloc_solution_height(s));
   printf("model_test: repacked %u blocks in 3 rings to height %lld (lower bound %lld)\n",
          (unsigned)NBLOCKS, (long long)minimalloc_solution_height(s),
-         (long long)minimalloc_options_lower_bound(o));
+         (long long)minimalloc_solution_lower_bound(s));
   minimalloc_solution_free(s);
   /* Bad links change nothing and say why. */
   ring[0] = 0;
@@ -130,22 +130,24 @@ static void test_conflict(int tiny) {
     assert(minimalloc_problem_add_buffer(p, paper[i].lower, paper[i].upper, paper[i].size, 1,
                                          &index) == MINIMALLOC_STATUS_OK);
   }
-  assert(minimalloc_solve_with(p, o, &s) == MINIMALLOC_STATUS_INFEASIBLE && s == NULL);
+  assert(minimalloc_solve_with(p, o, &s) == MINIMALLOC_STATUS_INFEASIBLE);
   if (tiny) {
-    assert(minimalloc_options_conflict(o, NULL, 0, &count, NULL) == MINIMALLOC_STATUS_UNSUPPORTED);
+    assert(minimalloc_solution_conflict(s, NULL, 0, &count, NULL) == MINIMALLOC_STATUS_UNSUPPORTED);
+    minimalloc_solution_free(s);
     minimalloc_options_free(o);
     minimalloc_problem_free(p);
     return;
   }
-  assert(minimalloc_options_conflict(o, NULL, 0, &count, NULL) == MINIMALLOC_STATUS_OK);
+  assert(minimalloc_solution_conflict(s, NULL, 0, &count, NULL) == MINIMALLOC_STATUS_OK);
   {
     assert(count == 3);
-    assert(minimalloc_options_conflict(o, conflict, 8, &count, &irreducible) ==
+    assert(minimalloc_solution_conflict(s, conflict, 8, &count, &irreducible) ==
            MINIMALLOC_STATUS_OK);
     assert(conflict[0] == 0 && conflict[1] == 2 && conflict[2] == 4 && irreducible == 1);
   }
-  assert(minimalloc_options_conflict(o, NULL, 1, &count, NULL) == MINIMALLOC_STATUS_NULL_POINTER);
-  assert(minimalloc_options_conflict(NULL, NULL, 0, &count, NULL) == MINIMALLOC_STATUS_NULL_POINTER);
+  assert(minimalloc_solution_conflict(s, NULL, 1, &count, NULL) == MINIMALLOC_STATUS_NULL_POINTER);
+  assert(minimalloc_solution_conflict(NULL, NULL, 0, &count, NULL) == MINIMALLOC_STATUS_NULL_POINTER);
+  minimalloc_solution_free(s);
   /* Solved: no conflict. */
   minimalloc_problem_free(p);
   p = minimalloc_problem_new(12);
@@ -154,7 +156,7 @@ static void test_conflict(int tiny) {
                                          &index) == MINIMALLOC_STATUS_OK);
   }
   assert(minimalloc_solve_with(p, o, &s) == MINIMALLOC_STATUS_OK);
-  assert(minimalloc_options_conflict(o, NULL, 0, &count, NULL) == MINIMALLOC_STATUS_OK && count == 0);
+  assert(minimalloc_solution_conflict(s, NULL, 0, &count, NULL) == MINIMALLOC_STATUS_OK && count == 0);
   minimalloc_solution_free(s);
   minimalloc_options_free(o);
   minimalloc_problem_free(p);
@@ -206,7 +208,8 @@ static void test_progress(const char *long_csv, int tiny) {
   assert(minimalloc_options_set_progress(o, on_progress, &w) == MINIMALLOC_STATUS_OK);
   assert(minimalloc_solve_with(p, o, &s) == MINIMALLOC_STATUS_OK && s != NULL);
   assert(w.calls >= 3);
-  assert(minimalloc_options_elapsed_us(o) < 10000000); /* long before 60 s */
+  assert(minimalloc_solution_elapsed_us(s) < 10000000); /* long before 60 s */
+  assert(minimalloc_solution_stopped(s) == MINIMALLOC_STATUS_CANCELLED);
   assert(w.last_height == minimalloc_solution_height(s) || w.last_us >= w.stop_after_us);
   assert(w.lower_bound <= minimalloc_solution_height(s));
   {
@@ -218,13 +221,14 @@ static void test_progress(const char *long_csv, int tiny) {
     free(offsets);
   }
   printf("model_test: the callback stopped a minimisation after %d calls, %.3f s, height %lld\n",
-         w.calls, minimalloc_options_elapsed_us(o) / 1e6, (long long)minimalloc_solution_height(s));
+         w.calls, minimalloc_solution_elapsed_us(s) / 1e6, (long long)minimalloc_solution_height(s));
   minimalloc_solution_free(s);
   /* The stop was for that solve only; without the callback the next runs. */
   assert(minimalloc_options_set_progress(o, NULL, NULL) == MINIMALLOC_STATUS_OK);
   assert(minimalloc_options_set_timeout_ms(o, 200) == MINIMALLOC_STATUS_OK);
   assert(minimalloc_solve_with(p, o, &s) == MINIMALLOC_STATUS_OK);
-  assert(minimalloc_options_elapsed_us(o) >= 150000);
+  assert(minimalloc_solution_elapsed_us(s) >= 150000);
+  assert(minimalloc_solution_stopped(s) == MINIMALLOC_STATUS_TIMEOUT);
   minimalloc_solution_free(s);
   assert(minimalloc_options_set_progress(NULL, on_progress, &w) == MINIMALLOC_STATUS_NULL_POINTER);
   free(b);
@@ -276,18 +280,20 @@ static void test_pools(int tiny) {
     }
   }
   for (i = 0; i < 2; i++) {
-    assert(minimalloc_options_pool_report(o, i, &height, &bound, &count) == MINIMALLOC_STATUS_OK);
+    assert(minimalloc_solution_pool_report(s, i, &height, &bound, &count) == MINIMALLOC_STATUS_OK);
     assert(bound <= height && height <= (i == sram ? 512 : 4096));
     printf("model_test: pool %u holds %u buffers, height %lld, lower bound %lld\n", (unsigned)i,
            (unsigned)count, (long long)height, (long long)bound);
   }
-  assert(minimalloc_options_pool_report(o, 2, NULL, NULL, NULL) == MINIMALLOC_STATUS_INVALID_ARGUMENT);
+  assert(minimalloc_solution_pool_report(s, 2, NULL, NULL, NULL) == MINIMALLOC_STATUS_INVALID_ARGUMENT);
   minimalloc_solution_free(s);
   /* Buffer 0 may only go to sram: nothing can take it. */
   index = sram;
   assert(minimalloc_problem_set_pools(p, 0, &index, 1) == MINIMALLOC_STATUS_OK);
   s = NULL;
-  assert(minimalloc_solve_with(p, o, &s) == MINIMALLOC_STATUS_INFEASIBLE && s == NULL);
+  assert(minimalloc_solve_with(p, o, &s) == MINIMALLOC_STATUS_INFEASIBLE);
+  assert(minimalloc_solution_pools(s, pool_of, 5) == MINIMALLOC_STATUS_INFEASIBLE);
+  minimalloc_solution_free(s);
   minimalloc_options_free(o);
   minimalloc_problem_free(p);
 }
@@ -331,7 +337,7 @@ static void test_penalties(int tiny) {
   assert(minimalloc_solution_offsets(s, offset, 4) == MINIMALLOC_STATUS_OK);
   assert(minimalloc_solution_penalty(s, &cost, &least) == MINIMALLOC_STATUS_OK);
   assert(cost == 1 && least == 1 && offset[0] != offset[1] && offset[1] == offset[2]);
-  assert(minimalloc_options_optimal(o) == 1);
+  assert(minimalloc_solution_optimal(s) == 1);
   assert(minimalloc_solution_penalty(s, NULL, &least) == MINIMALLOC_STATUS_NULL_POINTER);
   assert(minimalloc_solution_penalty(NULL, &cost, &least) == MINIMALLOC_STATUS_NULL_POINTER);
   minimalloc_solution_free(s);

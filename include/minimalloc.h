@@ -17,21 +17,29 @@
  *     if (st == MINIMALLOC_STATUS_OK) {
  *       int64_t offsets[3];
  *       minimalloc_solution_offsets(s, offsets, 3);
- *       minimalloc_solution_free(s);
  *     } else {
- *       fprintf(stderr, "%s\n", minimalloc_last_error());
+ *       fprintf(stderr, "%s\n", minimalloc_solution_error(s));
  *     }
+ *     minimalloc_solution_free(s);  // whatever the status; NULL is fine
  *     minimalloc_problem_free(p);
  *
  * To minimise the height rather than fit a capacity, make the problem
  * with the capacity as an upper bound (INT64_MAX for none), set
  * MINIMALLOC_OBJECTIVE_MINIMIZE on options and solve with
  * minimalloc_solve_with; the proven lower bound is then in
- * minimalloc_options_lower_bound.
+ * minimalloc_solution_lower_bound.
  *
- * Errors: every fallible call returns a minimalloc_status. The handle it
- * was about keeps the message of its most recent failing call (cleared by
- * a successful one): minimalloc_problem_last_error,
+ * Options are input only: solves read them and write nothing into them,
+ * so threads may share one options handle. Everything a solve produced
+ * (status, offsets, height, lower bound, statistics, conflict, pools,
+ * penalty, why it failed) is on the solution it hands back, whatever the
+ * status. Cancellation is a token of its own (minimalloc_cancel), which
+ * options carry.
+ *
+ * Errors: every fallible call returns a minimalloc_status. A solution
+ * keeps why its solve failed (minimalloc_solution_error); a problem or
+ * options handle keeps the message of its most recent refused call
+ * (cleared by a successful one): minimalloc_problem_last_error,
  * minimalloc_options_last_error. minimalloc_last_error gives the same for
  * the calling thread, including failures with no handle to hold them.
  * Timeouts are in milliseconds and 0 means no timeout, everywhere.
@@ -46,12 +54,12 @@
 #include <stdint.h>
 
 /** Version of the library this header belongs to. */
-#define MINIMALLOC_VERSION "0.1.0"
+#define MINIMALLOC_VERSION "0.2.0"
 #define MINIMALLOC_VERSION_MAJOR 0
-#define MINIMALLOC_VERSION_MINOR 1
+#define MINIMALLOC_VERSION_MINOR 2
 #define MINIMALLOC_VERSION_PATCH 0
 /** ABI version, the number in the shared library's SONAME. */
-#define MINIMALLOC_ABI_VERSION 1
+#define MINIMALLOC_ABI_VERSION 2
 
 
 /**
@@ -71,7 +79,7 @@ typedef enum minimalloc_status {
    */
   MINIMALLOC_STATUS_TIMEOUT = 2,
   /**
-   * The options' cancel flag was set before an answer.
+   * The options' cancel token was requested before an answer.
    */
   MINIMALLOC_STATUS_CANCELLED = 3,
   /**
@@ -190,8 +198,19 @@ typedef enum minimalloc_lifetime {
 } minimalloc_lifetime;
 
 /**
- * Settings of a solve and the statistics of the last one. Opaque; made by
- * `minimalloc_options_new`, released by `minimalloc_options_free`.
+ * A cancel flag that options carry (`minimalloc_options_set_cancel`).
+ * Opaque; made by `minimalloc_cancel_new`, released by
+ * `minimalloc_cancel_free` (options that carry it keep their own share,
+ * so it may be freed first).
+ */
+typedef struct minimalloc_cancel minimalloc_cancel;
+
+/**
+ * Settings of a solve. Opaque; made by `minimalloc_options_new`,
+ * released by `minimalloc_options_free`. The fields are atomic so that a
+ * solve reading them never races a setter on another thread into
+ * undefined behaviour (which of the two values it sees is the caller's
+ * business).
  */
 typedef struct minimalloc_options minimalloc_options;
 
@@ -203,18 +222,17 @@ typedef struct minimalloc_options minimalloc_options;
 typedef struct minimalloc_problem minimalloc_problem;
 
 /**
- * The offsets of a solved problem, one per buffer in the order added.
- * Opaque; made by `minimalloc_solve*`, released by
- * `minimalloc_solution_free`.
+ * The result of one solve. Opaque; made by `minimalloc_solve*`, released
+ * by `minimalloc_solution_free`.
  */
 typedef struct minimalloc_solution minimalloc_solution;
 
 /**
  * A progress callback: called with the best height so far (-1: none
  * yet), the proven lower bound (0 until known) and the microseconds since
- * the solve began. Returning nonzero stops the solve, as
- * `minimalloc_options_cancel` would: a minimisation then returns its
- * best placement, a fit `MINIMALLOC_STATUS_CANCELLED`.
+ * the solve began. Returning nonzero stops this solve (not others that
+ * share the options), as a cancel token would: a minimisation then
+ * returns its best placement, a fit `MINIMALLOC_STATUS_CANCELLED`.
  */
 typedef int (*minimalloc_progress_fn)(void *user,
                                       int64_t height,
@@ -244,10 +262,52 @@ const char *minimalloc_last_error(void);
 const char *minimalloc_status_str(minimalloc_status status);
 
 /**
- * The library version, e.g. "0.1.0": static, NUL-terminated, the same as
+ * The library version, e.g. "0.2.0": static, NUL-terminated, the same as
  * `MINIMALLOC_VERSION` in the header it was built with.
  */
 const char *minimalloc_version(void);
+
+/**
+ * A new token, not requested.
+ */
+struct minimalloc_cancel *minimalloc_cancel_new(void);
+
+/**
+ * Releases a token. NULL is a no-op. Options that carry it still stop
+ * when it was requested.
+ *
+ * # Safety
+ * `cancel` is NULL or a handle from `minimalloc_cancel_new` not yet freed.
+ */
+void minimalloc_cancel_free(struct minimalloc_cancel *cancel);
+
+/**
+ * Requests cancellation: every solve whose options carry the token stops
+ * within milliseconds (a fit with `MINIMALLOC_STATUS_CANCELLED`, a
+ * minimisation with its best placement so far), and later ones stop at
+ * once until `minimalloc_cancel_reset`. May be called from any thread,
+ * also while solves run.
+ *
+ * # Safety
+ * `cancel` is NULL or a live handle.
+ */
+enum minimalloc_status minimalloc_cancel_request(const struct minimalloc_cancel *cancel);
+
+/**
+ * Withdraws the request, for later solves.
+ *
+ * # Safety
+ * `cancel` is NULL or a live handle.
+ */
+enum minimalloc_status minimalloc_cancel_reset(const struct minimalloc_cancel *cancel);
+
+/**
+ * 1 if cancellation is requested, else 0 (also for NULL).
+ *
+ * # Safety
+ * `cancel` is NULL or a live handle.
+ */
+int minimalloc_cancel_requested(const struct minimalloc_cancel *cancel);
 
 /**
  * Declares that buffers `indices[0..n]` share one offset: they alias
@@ -339,7 +399,7 @@ enum minimalloc_status minimalloc_problem_set_pools(struct minimalloc_problem *p
 
 /**
  * Options to fit the capacity by any strategy, with no timeout, no node
- * limit, the cancel flag clear, seed 0, one thread and base address 0.
+ * limit, no cancel token, seed 0, one thread and base address 0.
  */
 struct minimalloc_options *minimalloc_options_new(void);
 
@@ -371,23 +431,15 @@ enum minimalloc_status minimalloc_options_set_node_limit(struct minimalloc_optio
                                                          uint64_t nodes);
 
 /**
- * Sets the cancel flag: a solve using these options stops within
- * milliseconds with `MINIMALLOC_STATUS_CANCELLED`, and later solves stop
- * at once until `minimalloc_options_reset_cancel`. The one call that may
- * come from another thread while a solve runs.
+ * Makes solves with these options stop when `cancel` is requested
+ * (`minimalloc_cancel_request`); NULL removes the token. The options keep
+ * their own share of it: freeing the token first is fine.
  *
  * # Safety
- * `options` is NULL or a live handle.
+ * `options` is NULL or a live handle; `cancel` is NULL or a live handle.
  */
-enum minimalloc_status minimalloc_options_cancel(const struct minimalloc_options *options);
-
-/**
- * Clears the cancel flag.
- *
- * # Safety
- * `options` is NULL or a live handle.
- */
-enum minimalloc_status minimalloc_options_reset_cancel(struct minimalloc_options *options);
+enum minimalloc_status minimalloc_options_set_cancel(struct minimalloc_options *options,
+                                                     const struct minimalloc_cancel *cancel);
 
 /**
  * Sets what solves aim for: `MINIMALLOC_OBJECTIVE_FIT` (the default),
@@ -461,49 +513,10 @@ enum minimalloc_status minimalloc_options_set_base(struct minimalloc_options *op
                                                    int64_t base);
 
 /**
- * The proven lower bound on the height from the last solve with these
- * options: the max load, the highest fixed buffer, or more when the exact
- * search proved capacities infeasible (-1 for NULL).
- *
- * # Safety
- * `options` is NULL or a live handle.
- */
-int64_t minimalloc_options_lower_bound(const struct minimalloc_options *options);
-
-/**
- * 1 if the last solve with these options returned a placement whose
- * height equals the proven lower bound (no lower height exists; with
- * `MINIMALLOC_OBJECTIVE_PENALTY`, whose penalty is proven the least),
- * else 0 (also for NULL).
- *
- * # Safety
- * `options` is NULL or a live handle.
- */
-int minimalloc_options_optimal(const struct minimalloc_options *options);
-
-/**
- * Search nodes visited by the last solve with these options (0 for NULL).
- *
- * # Safety
- * `options` is NULL or a live handle.
- */
-uint64_t minimalloc_options_nodes(const struct minimalloc_options *options);
-
-/**
- * Wall time of the last solve with these options, in microseconds (0 for
- * NULL, or without a clock).
- *
- * # Safety
- * `options` is NULL or a live handle.
- */
-uint64_t minimalloc_options_elapsed_us(const struct minimalloc_options *options);
-
-/**
- * Why the most recent call with these options failed (a solve, or a
- * setter that refused its value), or "" if that call succeeded: a
- * successful solve or setter clears it (`minimalloc_options_cancel`, which
- * may run while a solve does, leaves it alone). NULL only for NULL
- * options. Valid until the next call with them.
+ * Why the most recent setter on these options refused its value, or ""
+ * if it took it (a solve's failure is on its solution:
+ * `minimalloc_solution_error`). NULL only for NULL options. Valid until
+ * the next setter on them.
  *
  * # Safety
  * `options` is NULL or a live handle.
@@ -527,46 +540,6 @@ const char *minimalloc_options_last_error(const struct minimalloc_options *optio
 enum minimalloc_status minimalloc_options_set_progress(struct minimalloc_options *options,
                                                        minimalloc_progress_fn callback,
                                                        void *user);
-
-/**
- * The conflict the last solve with these options found: after
- * `MINIMALLOC_STATUS_INFEASIBLE`, a small set of buffers that cannot fit
- * below the capacity together (the busiest moment's largest buffers, or
- * what the exact search shrank the problem to within the timeout); none
- * otherwise. The tiny build returns `MINIMALLOC_STATUS_UNSUPPORTED`. Writes the number of buffers to
- * `*out_count`, the first `min(len, count)` indices (increasing) to
- * `out_indices` (which may be NULL when `len` is 0: call once to learn the
- * count), and, if `out_irreducible` is not NULL, 1 there if the set is
- * proven minimal (without any one of them the others fit), else 0.
- *
- * # Safety
- * `options` is NULL or a live handle; `out_indices` is NULL or has `len`
- * writable elements; `out_count` and `out_irreducible` are NULL or
- * writable.
- */
-enum minimalloc_status minimalloc_options_conflict(const struct minimalloc_options *options,
-                                                   size_t *out_indices,
-                                                   size_t len,
-                                                   size_t *out_count,
-                                                   int *out_irreducible);
-
-/**
- * Figures of pool `pool` from the last solve with these options: its
- * height (the highest offset + size in it, without its base), a lower
- * bound on that height for the buffers it got (their max load, or more
- * where minimising proved it), and how
- * many buffers it got. Any of the out-parameters may be NULL. A pool
- * that does not exist (or no pools) is an invalid argument.
- *
- * # Safety
- * `options` is NULL or a live handle; each out-parameter is NULL or
- * writable.
- */
-enum minimalloc_status minimalloc_options_pool_report(const struct minimalloc_options *options,
-                                                      size_t pool,
-                                                      int64_t *out_height,
-                                                      int64_t *out_lower_bound,
-                                                      size_t *out_buffers);
 
 /**
  * A new problem with no buffers, or NULL if `capacity <= 0` (then
@@ -702,7 +675,39 @@ size_t minimalloc_problem_len(const struct minimalloc_problem *problem);
 const char *minimalloc_problem_last_error(const struct minimalloc_problem *problem);
 
 /**
- * Number of offsets (the problem's buffer count); 0 for NULL.
+ * The status of the solve that made `solution`: `MINIMALLOC_STATUS_OK`
+ * when every buffer is placed (within the capacity, or as low as it got
+ * when minimising), else why not. `MINIMALLOC_STATUS_NULL_POINTER` for NULL.
+ *
+ * # Safety
+ * `solution` is NULL or a live handle.
+ */
+enum minimalloc_status minimalloc_solution_status(const struct minimalloc_solution *solution);
+
+/**
+ * Why the solve did not place every buffer (which buffer, which field,
+ * why; or that the capacity is too small, or the timeout passed), or ""
+ * when it did. Never NULL; valid until the solution is freed.
+ *
+ * # Safety
+ * `solution` is NULL or a live handle.
+ */
+const char *minimalloc_solution_error(const struct minimalloc_solution *solution);
+
+/**
+ * Whether the solve ran to its end (`MINIMALLOC_STATUS_OK`) or what cut
+ * it short: `MINIMALLOC_STATUS_TIMEOUT` or `MINIMALLOC_STATUS_CANCELLED`.
+ * A minimisation cut short still returns its best placement with status
+ * OK; this tells that it may not be the lowest.
+ *
+ * # Safety
+ * `solution` is NULL or a live handle.
+ */
+enum minimalloc_status minimalloc_solution_stopped(const struct minimalloc_solution *solution);
+
+/**
+ * Number of offsets: the problem's buffer count when they were placed, 0
+ * when nothing was (or for NULL).
  *
  * # Safety
  * `solution` is NULL or a live handle.
@@ -710,9 +715,10 @@ const char *minimalloc_problem_last_error(const struct minimalloc_problem *probl
 size_t minimalloc_solution_len(const struct minimalloc_solution *solution);
 
 /**
- * Copies the offsets into `out_offsets`, which holds `len` elements;
- * `len` smaller than `minimalloc_solution_len` is an invalid argument and
- * writes nothing.
+ * Copies the offsets into `out_offsets`, which holds `len` elements. When
+ * nothing was placed, writes nothing and returns the solve's status (so a
+ * caller that checks only this call still learns why); `len` smaller than
+ * `minimalloc_solution_len` is an invalid argument and writes nothing.
  *
  * # Safety
  * `solution` is NULL or a live handle; `out_offsets` is NULL or has `len`
@@ -723,13 +729,51 @@ enum minimalloc_status minimalloc_solution_offsets(const struct minimalloc_solut
                                                    size_t len);
 
 /**
- * The height of the placement: the highest `offset + size`, 0 for no
- * buffers, -1 for NULL.
+ * The height of the placement: the highest `offset + size` (with pools,
+ * in any pool, bases included; without the options' base address), 0 for
+ * no buffers; -1 when nothing was placed, or for NULL.
  *
  * # Safety
  * `solution` is NULL or a live handle.
  */
 int64_t minimalloc_solution_height(const struct minimalloc_solution *solution);
+
+/**
+ * A proven lower bound on the height of any placement: at least the max
+ * load (also when the solve stopped before any work), the highest fixed
+ * buffer, or more where the search proved it; above the capacity when
+ * fitting was proven infeasible. -1 for NULL.
+ *
+ * # Safety
+ * `solution` is NULL or a live handle.
+ */
+int64_t minimalloc_solution_lower_bound(const struct minimalloc_solution *solution);
+
+/**
+ * 1 when the placement's height equals the proven lower bound (no lower
+ * height exists; with `MINIMALLOC_OBJECTIVE_PENALTY`, when what it pays is
+ * proven the least), else 0 (also when nothing was placed, or for NULL).
+ *
+ * # Safety
+ * `solution` is NULL or a live handle.
+ */
+int minimalloc_solution_optimal(const struct minimalloc_solution *solution);
+
+/**
+ * Search nodes the exact search visited (0 for NULL).
+ *
+ * # Safety
+ * `solution` is NULL or a live handle.
+ */
+uint64_t minimalloc_solution_nodes(const struct minimalloc_solution *solution);
+
+/**
+ * Wall time of the solve in microseconds (0 for NULL, or without a clock).
+ *
+ * # Safety
+ * `solution` is NULL or a live handle.
+ */
+uint64_t minimalloc_solution_elapsed_us(const struct minimalloc_solution *solution);
 
 /**
  * Releases a solution. NULL is a no-op.
@@ -743,7 +787,8 @@ void minimalloc_solution_free(struct minimalloc_solution *solution);
  * The pool of each buffer of a solved problem with pools, copied into
  * `out_pools` (`len` elements, at least the solution's length); the
  * solution's offsets are then addresses: the pool's base plus the offset
- * in it. Without pools every buffer is in pool 0.
+ * in it. Without pools every buffer is in pool 0. When nothing was
+ * placed, writes nothing and returns the solve's status.
  *
  * # Safety
  * `solution` is NULL or a live handle; `out_pools` is NULL or has `len`
@@ -758,7 +803,8 @@ enum minimalloc_status minimalloc_solution_pools(const struct minimalloc_solutio
  * penalised pairs whose bytes meet), written to `out_cost`, and a proven
  * lower bound on what any placement below the capacity pays, written to
  * `out_lower_bound`: from `MINIMALLOC_OBJECTIVE_PENALTY`, 0 after the
- * other objectives. Equal when the cost is proven the least. The tiny
+ * other objectives. Equal when the cost is proven the least. When nothing
+ * was placed, writes nothing and returns the solve's status. The tiny
  * build returns `MINIMALLOC_STATUS_UNSUPPORTED`.
  *
  * # Safety
@@ -770,11 +816,55 @@ enum minimalloc_status minimalloc_solution_penalty(const struct minimalloc_solut
                                                    int64_t *out_lower_bound);
 
 /**
+ * The conflict the solve found: after `MINIMALLOC_STATUS_INFEASIBLE`, a
+ * small set of buffers that cannot fit below the capacity together (the
+ * busiest moment's largest buffers, or what the exact search shrank the
+ * problem to within the timeout); none otherwise. Writes the number of
+ * buffers to `*out_count`, the first `min(len, count)` indices
+ * (increasing) to `out_indices` (which may be NULL when `len` is 0: call
+ * once to learn the count), and, if `out_irreducible` is not NULL, 1
+ * there if the set is proven minimal (without any one of them the others
+ * fit), else 0. The tiny build returns `MINIMALLOC_STATUS_UNSUPPORTED`.
+ *
+ * # Safety
+ * `solution` is NULL or a live handle; `out_indices` is NULL or has `len`
+ * writable elements; `out_count` and `out_irreducible` are NULL or
+ * writable.
+ */
+enum minimalloc_status minimalloc_solution_conflict(const struct minimalloc_solution *solution,
+                                                    size_t *out_indices,
+                                                    size_t len,
+                                                    size_t *out_count,
+                                                    int *out_irreducible);
+
+/**
+ * Figures of pool `pool` from the solve: its height (the highest offset +
+ * size in it, without its base), a lower bound on that height for the
+ * buffers it got (their max load, or more where minimising proved it),
+ * and how many buffers it got. Any of the out-parameters may be NULL. A
+ * pool that does not exist (or no pools, or nothing placed) is an invalid
+ * argument. The tiny build returns `MINIMALLOC_STATUS_UNSUPPORTED`.
+ *
+ * # Safety
+ * `solution` is NULL or a live handle; each out-parameter is NULL or
+ * writable.
+ */
+enum minimalloc_status minimalloc_solution_pool_report(const struct minimalloc_solution *solution,
+                                                       size_t pool,
+                                                       int64_t *out_height,
+                                                       int64_t *out_lower_bound,
+                                                       size_t *out_buffers);
+
+/**
  * Places every buffer of `problem` below its capacity, with no options
- * but a timeout (0: none). On `MINIMALLOC_STATUS_OK` writes a new
- * solution to `out_solution`, which the caller frees; on any other status
- * `out_solution` is left alone and `minimalloc_last_error` says why. An
- * empty problem solves with height 0.
+ * but a timeout (0: none). Writes a new solution to `out_solution`, which
+ * the caller frees with `minimalloc_solution_free`, whatever the status:
+ * its offsets when it placed every buffer (`MINIMALLOC_STATUS_OK`), else
+ * why not (`minimalloc_solution_error`, also the thread's
+ * `minimalloc_last_error`) and the figures it reached. Only a NULL
+ * argument (`MINIMALLOC_STATUS_NULL_POINTER`) or a caught bug
+ * (`MINIMALLOC_STATUS_INTERNAL`) leaves NULL there. An empty problem
+ * solves with height 0.
  *
  * # Safety
  * `problem` is NULL or a live handle; `out_solution` is NULL or writable.
@@ -785,10 +875,10 @@ enum minimalloc_status minimalloc_solve(const struct minimalloc_problem *problem
 
 /**
  * Like `minimalloc_solve`, with `options`: their objective, strategy,
- * timeout, node limit, cancel flag, seed, threads and base address; the
- * statistics, the lower bound, the optimal flag and any failure message
- * are left in them. Several threads may solve with different options at
- * once, or with the same `problem`.
+ * timeout, node limit, cancel token, seed, threads, base address and
+ * progress callback. The options are only read: several threads may
+ * solve at once with the same options, the same problem, or both, each
+ * reading its own results from its own solution.
  *
  * # Safety
  * `problem` and `options` are NULL or live handles; `out_solution` is

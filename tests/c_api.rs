@@ -238,8 +238,43 @@ fn random_abi_calls_under_address_and_undefined_sanitizers() {
     println!("{}", out.trim());
 }
 
+/// Every function the header declares is called by the random programs
+/// (which the fuzz target runs too) and by the API tests, so that no
+/// entry point goes untested when one is added.
 #[test]
-fn eight_threads_and_a_cancel() {
+fn every_entry_point_is_driven_and_tested() {
+    let header = std::fs::read_to_string(root().join("include/minimalloc.h")).unwrap();
+    let declared: Vec<&str> = header
+        .split(|c: char| !(c.is_alphanumeric() || c == '_'))
+        .zip(
+            header
+                .split(|c: char| !(c.is_alphanumeric() || c == '_'))
+                .skip(1),
+        )
+        .filter(|(name, _)| name.starts_with("minimalloc_"))
+        .map(|(name, _)| name)
+        .filter(|name| header.contains(&format!("{name}(")))
+        .collect();
+    assert!(declared.len() > 40, "{declared:?}");
+    let read = |f: &str| std::fs::read_to_string(root().join("c_tests").join(f)).unwrap();
+    let ops = read("abi_ops.c");
+    let tests = [
+        "api_test.c",
+        "model_test.c",
+        "threads_test.c",
+        "extremes_test.c",
+    ]
+    .map(read)
+    .concat();
+    for name in declared {
+        let call = format!("{name}(");
+        assert!(ops.contains(&call), "c_tests/abi_ops.c never calls {name}");
+        assert!(tests.contains(&call), "no C test calls {name}");
+    }
+}
+
+#[test]
+fn eight_threads_shared_options_and_a_cancel() {
     let dir = scratch("threads");
     let exe = dir.join("threads_test");
     let mut flags: Vec<String> = C_FLAGS.iter().map(|s| s.to_string()).collect();
@@ -330,7 +365,13 @@ fn tiny_build_has_the_same_api() {
         run(
             Command::new(cargo)
                 .current_dir(root())
-                .args(["rustc", "--profile", "tiny", "--no-default-features", "--lib"])
+                .args([
+                    "rustc",
+                    "--profile",
+                    "tiny",
+                    "--no-default-features",
+                    "--lib",
+                ])
                 .args(["--crate-type", "cdylib,staticlib"])
                 .arg("--target-dir")
                 .arg(&target),
@@ -615,7 +656,10 @@ fn build_trees() -> Vec<PathBuf> {
     if tiny.join("libminimalloc.so").exists() {
         dirs.push(tiny);
     } else {
-        assert!(!required(), "the tiny build is missing: run `cargo tiny` first");
+        assert!(
+            !required(),
+            "the tiny build is missing: run `cargo tiny` first"
+        );
     }
     dirs
 }
@@ -623,7 +667,7 @@ fn build_trees() -> Vec<PathBuf> {
 /// The build tree is usable as it is: after `cargo build`, a program
 /// linked with `-L target/<profile> -lminimalloc` (no rpath) runs with
 /// LD_LIBRARY_PATH pointing there, because the SONAME's file,
-/// libminimalloc.so.1, sits beside libminimalloc.so. Checked for this
+/// libminimalloc.so.2, sits beside libminimalloc.so. Checked for this
 /// test's profile (built here, as `cargo test` does not put the shared
 /// library there) and for the tiny build when it exists.
 #[test]

@@ -1,23 +1,24 @@
 //! The C ABI: `include/minimalloc.h` is generated from this module.
 //!
 //! One file per handle type, holding every call on that handle (pools and
-//! links on a problem included; the conflict and pool reports read from
-//! options; where each buffer went, from a solution): [`problem`],
-//! [`solution`], [`options`]; the solve calls that join them in
-//! [`solve`]; [`progress`] the callback's type and calls, which options
-//! carry.
+//! links on a problem included; everything a solve produced, the conflict
+//! and the pools' figures too, on its solution): [`problem`],
+//! [`solution`], [`options`], [`cancel`] (the token options carry); the
+//! solve calls that join them in [`solve`]; [`progress`] the callback's
+//! type and calls, which options carry.
 //! Conventions (those of rustls-ffi):
 //! - handles are opaque, made by `*_new` or `minimalloc_solve*`, released
 //!   by `*_free`, which accepts NULL;
 //! - every fallible call returns a [`minimalloc_status`]; results go
-//!   through out-parameters written only on success;
+//!   through out-parameters written only on success (but a solve, which
+//!   hands over a solution whatever its status);
 //! - every entry point runs inside one macro, `ffi_guard!`, which checks
 //!   the handle pointer (NULL gives `MINIMALLOC_STATUS_NULL_POINTER`),
 //!   records the last error, and turns a panic into
 //!   `MINIMALLOC_STATUS_INTERNAL` instead of unwinding into C (with `panic = "abort"`, as in the tiny build, nothing can be
 //!   caught, and the core does not panic on any input it accepts);
 //! - a `const` handle argument means the call does not change the handle:
-//!   two threads may solve the same problem at once.
+//!   threads may solve the same problem with the same options at once.
 #![allow(non_camel_case_types)]
 
 /// The one way into the library from C: every entry point's body runs
@@ -89,6 +90,7 @@ macro_rules! ffi_guard {
     };
 }
 
+pub mod cancel;
 pub mod declare;
 pub mod options;
 pub mod problem;
@@ -111,7 +113,7 @@ pub enum minimalloc_status {
     Infeasible = 1,
     /// The timeout passed before an answer.
     Timeout = 2,
-    /// The options' cancel flag was set before an answer.
+    /// The options' cancel token was requested before an answer.
     Cancelled = 3,
     /// An argument is invalid; the handle's last error says which and why.
     InvalidArgument = 4,
@@ -238,6 +240,12 @@ impl Message {
     /// Replaces the message (Rust text: no NUL inside).
     pub(crate) fn set(&self, text: &str) {
         self.replace(Some(nul_terminated(text)));
+        self.fresh.store(true, Ordering::Relaxed);
+    }
+
+    /// Sets the message to `other`'s.
+    pub(crate) fn copy_from(&self, other: &Message) {
+        self.replace(other.bytes());
         self.fresh.store(true, Ordering::Relaxed);
     }
 
@@ -399,7 +407,7 @@ pub extern "C" fn minimalloc_status_str(status: StatusCode) -> *const c_char {
     })
 }
 
-/// The library version, e.g. "0.1.0": static, NUL-terminated, the same as
+/// The library version, e.g. "0.2.0": static, NUL-terminated, the same as
 /// `MINIMALLOC_VERSION` in the header it was built with.
 #[no_mangle]
 pub extern "C" fn minimalloc_version() -> *const c_char {

@@ -1,7 +1,8 @@
 //! `minimalloc_options`: how to solve (objective, strategy, timeout, cancel
-//! flag, node limit, seed, threads, base address) and what the last solve
-//! did (nodes, time, lower bound, whether proven optimal). Every field is
-//! atomic, so that another thread may cancel while a solve runs.
+//! token, node limit, seed, threads, base address, progress callback).
+//! Input only: a solve reads them through a `const` pointer and writes
+//! nothing into them, so any number of solves may share one handle; what
+//! a solve produced is on its solution.
 
 use alloc::boxed::Box;
 use alloc::sync::Arc;
@@ -72,12 +73,16 @@ pub struct ObjectiveCode(c_int);
 #[repr(transparent)]
 pub struct StrategyCode(c_int);
 
-/// Settings of a solve and the statistics of the last one. Opaque; made by
-/// `minimalloc_options_new`, released by `minimalloc_options_free`.
+/// Settings of a solve. Opaque; made by `minimalloc_options_new`,
+/// released by `minimalloc_options_free`. The fields are atomic so that a
+/// solve reading them never races a setter on another thread into
+/// undefined behaviour (which of the two values it sees is the caller's
+/// business).
 pub struct minimalloc_options {
     pub(super) timeout_ms: AtomicU64,
     pub(super) node_limit: AtomicU64,
-    pub(super) cancel: Arc<AtomicBool>,
+    /// The token's flag, when the options carry one.
+    pub(super) cancel: super::Locked<Option<Arc<AtomicBool>>>,
     /// `minimalloc_objective` and `minimalloc_strategy` values, checked.
     pub(super) objective: AtomicU64,
     pub(super) strategy: AtomicU64,
@@ -85,51 +90,29 @@ pub struct minimalloc_options {
     pub(super) threads: AtomicU64,
     pub(super) restarts: AtomicU64,
     pub(super) base: AtomicI64,
-    pub(super) nodes: AtomicU64,
-    pub(super) elapsed_ns: AtomicU64,
-    pub(super) lower_bound: AtomicI64,
-    pub(super) optimal: AtomicBool,
+    /// Why the last setter refused its value.
     pub(super) error: Message,
-    /// The buffers the last solve found cannot fit together, and whether
-    /// that set is proven minimal.
-    #[cfg(feature = "constraints")]
-    pub(super) conflict: super::Locked<alloc::vec::Vec<usize>>,
-    #[cfg(feature = "constraints")]
-    pub(super) conflict_irreducible: AtomicBool,
-    /// Per pool of the last solve: height, lower bound, buffers.
-    #[cfg(feature = "constraints")]
-    pub(super) pools: super::Locked<alloc::vec::Vec<(i64, i64, usize)>>,
     /// The progress callback and its user pointer.
     #[cfg(all(feature = "std", feature = "heuristics"))]
     pub(super) progress: super::Locked<Option<super::progress::Callback>>,
 }
 
 /// Options to fit the capacity by any strategy, with no timeout, no node
-/// limit, the cancel flag clear, seed 0, one thread and base address 0.
+/// limit, no cancel token, seed 0, one thread and base address 0.
 #[no_mangle]
 pub extern "C" fn minimalloc_options_new() -> *mut minimalloc_options {
     ffi_guard!(or ptr::null_mut() => {
         Box::into_raw(Box::new(minimalloc_options {
             timeout_ms: AtomicU64::new(0),
             node_limit: AtomicU64::new(0),
-            cancel: Arc::new(AtomicBool::new(false)),
+            cancel: super::Locked::new(None),
             objective: AtomicU64::new(minimalloc_objective::Fit as u64),
             strategy: AtomicU64::new(minimalloc_strategy::Auto as u64),
             seed: AtomicU64::new(0),
             threads: AtomicU64::new(1),
             restarts: AtomicU64::new(0),
             base: AtomicI64::new(0),
-            nodes: AtomicU64::new(0),
-            elapsed_ns: AtomicU64::new(0),
-            lower_bound: AtomicI64::new(0),
-            optimal: AtomicBool::new(false),
             error: Message::new(),
-            #[cfg(feature = "constraints")]
-            conflict: super::Locked::new(alloc::vec::Vec::new()),
-            #[cfg(feature = "constraints")]
-            conflict_irreducible: AtomicBool::new(false),
-            #[cfg(feature = "constraints")]
-            pools: super::Locked::new(alloc::vec::Vec::new()),
             #[cfg(all(feature = "std", feature = "heuristics"))]
             progress: super::Locked::new(None),
         }))
@@ -159,7 +142,7 @@ pub unsafe extern "C" fn minimalloc_options_set_timeout_ms(
     options: *mut minimalloc_options,
     timeout_ms: u64,
 ) -> minimalloc_status {
-    with_options(true, options, |o| {
+    with_options(options, |o| {
         o.timeout_ms.store(timeout_ms, Ordering::Relaxed)
     })
 }
@@ -174,34 +157,27 @@ pub unsafe extern "C" fn minimalloc_options_set_node_limit(
     options: *mut minimalloc_options,
     nodes: u64,
 ) -> minimalloc_status {
-    with_options(true, options, |o| {
-        o.node_limit.store(nodes, Ordering::Relaxed)
-    })
+    with_options(options, |o| o.node_limit.store(nodes, Ordering::Relaxed))
 }
 
-/// Sets the cancel flag: a solve using these options stops within
-/// milliseconds with `MINIMALLOC_STATUS_CANCELLED`, and later solves stop
-/// at once until `minimalloc_options_reset_cancel`. The one call that may
-/// come from another thread while a solve runs.
+/// Makes solves with these options stop when `cancel` is requested
+/// (`minimalloc_cancel_request`); NULL removes the token. The options keep
+/// their own share of it: freeing the token first is fine.
 ///
 /// # Safety
-/// `options` is NULL or a live handle.
+/// `options` is NULL or a live handle; `cancel` is NULL or a live handle.
 #[no_mangle]
-pub unsafe extern "C" fn minimalloc_options_cancel(
-    options: *const minimalloc_options,
-) -> minimalloc_status {
-    with_options(false, options, |o| o.cancel.store(true, Ordering::Relaxed))
-}
-
-/// Clears the cancel flag.
-///
-/// # Safety
-/// `options` is NULL or a live handle.
-#[no_mangle]
-pub unsafe extern "C" fn minimalloc_options_reset_cancel(
+pub unsafe extern "C" fn minimalloc_options_set_cancel(
     options: *mut minimalloc_options,
+    cancel: *const super::cancel::minimalloc_cancel,
 ) -> minimalloc_status {
-    with_options(true, options, |o| o.cancel.store(false, Ordering::Relaxed))
+    ffi_guard!(on o = options => {
+        // Safety: NULL or a live handle, by contract.
+        let flag = unsafe { cancel.as_ref() }.map(|c| c.flag.clone());
+        let old = o.cancel.with(|t| core::mem::replace(t, flag));
+        drop(old);
+        minimalloc_status::Ok
+    })
 }
 
 /// Sets what solves aim for: `MINIMALLOC_OBJECTIVE_FIT` (the default),
@@ -270,7 +246,7 @@ pub unsafe extern "C" fn minimalloc_options_set_seed(
     options: *mut minimalloc_options,
     seed: u64,
 ) -> minimalloc_status {
-    with_options(true, options, |o| o.seed.store(seed, Ordering::Relaxed))
+    with_options(options, |o| o.seed.store(seed, Ordering::Relaxed))
 }
 
 /// Threads a solve may use for its restarts, beside the exact search: 1
@@ -284,7 +260,7 @@ pub unsafe extern "C" fn minimalloc_options_set_threads(
     options: *mut minimalloc_options,
     threads: u32,
 ) -> minimalloc_status {
-    with_options(true, options, |o| {
+    with_options(options, |o| {
         o.threads.store(u64::from(threads), Ordering::Relaxed)
     })
 }
@@ -299,9 +275,7 @@ pub unsafe extern "C" fn minimalloc_options_set_restarts(
     options: *mut minimalloc_options,
     restarts: u64,
 ) -> minimalloc_status {
-    with_options(true, options, |o| {
-        o.restarts.store(restarts, Ordering::Relaxed)
-    })
+    with_options(options, |o| o.restarts.store(restarts, Ordering::Relaxed))
 }
 
 /// Adds `base` to every offset of later solutions: they hold addresses in
@@ -330,65 +304,10 @@ pub unsafe extern "C" fn minimalloc_options_set_base(
     })
 }
 
-/// The proven lower bound on the height from the last solve with these
-/// options: the max load, the highest fixed buffer, or more when the exact
-/// search proved capacities infeasible (-1 for NULL).
-///
-/// # Safety
-/// `options` is NULL or a live handle.
-#[no_mangle]
-pub unsafe extern "C" fn minimalloc_options_lower_bound(options: *const minimalloc_options) -> i64 {
-    // Safety: NULL or a live handle, by contract.
-    ffi_guard!(or -1 => {
-        unsafe { options.as_ref() }.map_or(-1, |o| o.lower_bound.load(Ordering::Relaxed))
-    })
-}
-
-/// 1 if the last solve with these options returned a placement whose
-/// height equals the proven lower bound (no lower height exists; with
-/// `MINIMALLOC_OBJECTIVE_PENALTY`, whose penalty is proven the least),
-/// else 0 (also for NULL).
-///
-/// # Safety
-/// `options` is NULL or a live handle.
-#[no_mangle]
-pub unsafe extern "C" fn minimalloc_options_optimal(options: *const minimalloc_options) -> c_int {
-    // Safety: NULL or a live handle, by contract.
-    ffi_guard!(or 0 => {
-        unsafe { options.as_ref() }.map_or(0, |o| c_int::from(o.optimal.load(Ordering::Relaxed)))
-    })
-}
-
-/// Search nodes visited by the last solve with these options (0 for NULL).
-///
-/// # Safety
-/// `options` is NULL or a live handle.
-#[no_mangle]
-pub unsafe extern "C" fn minimalloc_options_nodes(options: *const minimalloc_options) -> u64 {
-    // Safety: NULL or a live handle, by contract.
-    ffi_guard!(or 0 => {
-        unsafe { options.as_ref() }.map_or(0, |o| o.nodes.load(Ordering::Relaxed))
-    })
-}
-
-/// Wall time of the last solve with these options, in microseconds (0 for
-/// NULL, or without a clock).
-///
-/// # Safety
-/// `options` is NULL or a live handle.
-#[no_mangle]
-pub unsafe extern "C" fn minimalloc_options_elapsed_us(options: *const minimalloc_options) -> u64 {
-    // Safety: NULL or a live handle, by contract.
-    ffi_guard!(or 0 => {
-        unsafe { options.as_ref() }.map_or(0, |o| o.elapsed_ns.load(Ordering::Relaxed) / 1000)
-    })
-}
-
-/// Why the most recent call with these options failed (a solve, or a
-/// setter that refused its value), or "" if that call succeeded: a
-/// successful solve or setter clears it (`minimalloc_options_cancel`, which
-/// may run while a solve does, leaves it alone). NULL only for NULL
-/// options. Valid until the next call with them.
+/// Why the most recent setter on these options refused its value, or ""
+/// if it took it (a solve's failure is on its solution:
+/// `minimalloc_solution_error`). NULL only for NULL options. Valid until
+/// the next setter on them.
 ///
 /// # Safety
 /// `options` is NULL or a live handle.
@@ -442,25 +361,15 @@ fn set_checked(
     })
 }
 
-/// Runs a setter that cannot refuse its value. With `settles` false (the
-/// cancel call, which may come from another thread while a solve runs)
-/// the options' last error is left to that solve.
+/// Runs a setter that cannot refuse its value.
 fn with_options(
-    settles: bool,
     options: *const minimalloc_options,
     f: impl FnOnce(&minimalloc_options),
 ) -> minimalloc_status {
-    if settles {
-        ffi_guard!(on o = options => {
-            f(o);
-            minimalloc_status::Ok
-        })
-    } else {
-        ffi_guard!(reading o = options => {
-            f(o);
-            minimalloc_status::Ok
-        })
-    }
+    ffi_guard!(on o = options => {
+        f(o);
+        minimalloc_status::Ok
+    })
 }
 
 /// Calls `callback` during solves with these options when the best height
@@ -492,107 +401,6 @@ pub unsafe extern "C" fn minimalloc_options_set_progress(
             {
                 let _ = (o, callback, user);
                 minimalloc_status::Unsupported
-            }
-    })
-}
-
-/// The conflict the last solve with these options found: after
-/// `MINIMALLOC_STATUS_INFEASIBLE`, a small set of buffers that cannot fit
-/// below the capacity together (the busiest moment's largest buffers, or
-/// what the exact search shrank the problem to within the timeout); none
-/// otherwise. The tiny build returns `MINIMALLOC_STATUS_UNSUPPORTED`. Writes the number of buffers to
-/// `*out_count`, the first `min(len, count)` indices (increasing) to
-/// `out_indices` (which may be NULL when `len` is 0: call once to learn the
-/// count), and, if `out_irreducible` is not NULL, 1 there if the set is
-/// proven minimal (without any one of them the others fit), else 0.
-///
-/// # Safety
-/// `options` is NULL or a live handle; `out_indices` is NULL or has `len`
-/// writable elements; `out_count` and `out_irreducible` are NULL or
-/// writable.
-#[no_mangle]
-pub unsafe extern "C" fn minimalloc_options_conflict(
-    options: *const minimalloc_options,
-    out_indices: *mut usize,
-    len: usize,
-    out_count: *mut usize,
-    out_irreducible: *mut c_int,
-) -> minimalloc_status {
-    #[cfg(not(feature = "constraints"))]
-    {
-        let _ = (options, out_indices, len, out_count, out_irreducible);
-        super::unsupported()
-    }
-    #[cfg(feature = "constraints")]
-    ffi_guard!(reading _o = options => {
-            if out_count.is_null() || (len > 0 && out_indices.is_null()) {
-                return minimalloc_status::NullPointer;
-            }
-            let (count, irreducible) = _o.conflict.with(|c| {
-                let n = c.len().min(len);
-                // Safety: `out_indices` has `len >= n` elements (n > 0
-                // only when it is not NULL).
-                unsafe { core::ptr::copy_nonoverlapping(c.as_ptr(), out_indices, n) };
-                (
-                    c.len(),
-                    _o.conflict_irreducible
-                        .load(core::sync::atomic::Ordering::Relaxed),
-                )
-            });
-            // Safety: checked non-NULL; writable by contract.
-            unsafe { *out_count = count };
-            if !out_irreducible.is_null() {
-                // Safety: writable by contract.
-                unsafe { *out_irreducible = c_int::from(irreducible) };
-            }
-            minimalloc_status::Ok
-    })
-}
-
-/// Figures of pool `pool` from the last solve with these options: its
-/// height (the highest offset + size in it, without its base), a lower
-/// bound on that height for the buffers it got (their max load, or more
-/// where minimising proved it), and how
-/// many buffers it got. Any of the out-parameters may be NULL. A pool
-/// that does not exist (or no pools) is an invalid argument.
-///
-/// # Safety
-/// `options` is NULL or a live handle; each out-parameter is NULL or
-/// writable.
-#[no_mangle]
-pub unsafe extern "C" fn minimalloc_options_pool_report(
-    options: *const minimalloc_options,
-    pool: usize,
-    out_height: *mut i64,
-    out_lower_bound: *mut i64,
-    out_buffers: *mut usize,
-) -> minimalloc_status {
-    #[cfg(not(feature = "constraints"))]
-    {
-        let _ = (options, pool, out_height, out_lower_bound, out_buffers);
-        super::unsupported()
-    }
-    #[cfg(feature = "constraints")]
-    ffi_guard!(reading _o = options => {
-            #[cfg(feature = "constraints")]
-            {
-                let Some((height, lower_bound, buffers)) = _o.pools.with(|r| r.get(pool).copied())
-                else {
-                    return minimalloc_status::InvalidArgument;
-                };
-                // Safety: each is NULL or writable, by contract.
-                unsafe {
-                    if let Some(p) = out_height.as_mut() {
-                        *p = height;
-                    }
-                    if let Some(p) = out_lower_bound.as_mut() {
-                        *p = lower_bound;
-                    }
-                    if let Some(p) = out_buffers.as_mut() {
-                        *p = buffers;
-                    }
-                }
-                minimalloc_status::Ok
             }
     })
 }

@@ -7,9 +7,9 @@ use core::ffi::{c_int, c_void};
 
 /// A progress callback: called with the best height so far (-1: none
 /// yet), the proven lower bound (0 until known) and the microseconds since
-/// the solve began. Returning nonzero stops the solve, as
-/// `minimalloc_options_cancel` would: a minimisation then returns its
-/// best placement, a fit `MINIMALLOC_STATUS_CANCELLED`.
+/// the solve began. Returning nonzero stops this solve (not others that
+/// share the options), as a cancel token would: a minimisation then
+/// returns its best placement, a fit `MINIMALLOC_STATUS_CANCELLED`.
 pub type minimalloc_progress_fn = Option<
     unsafe extern "C" fn(
         user: *mut c_void,
@@ -64,11 +64,14 @@ mod reporter {
     /// The calls of one solve.
     pub(crate) struct Reporter {
         callback: Callback,
-        cancel: Arc<AtomicBool>,
+        /// This solve's own stop flag.
+        stop: Arc<AtomicBool>,
+        /// The options' cancel token, watched by the heartbeat.
+        token: Option<Arc<AtomicBool>>,
         state: Mutex<State>,
         start: Instant,
         done: AtomicBool,
-        /// The callback asked to stop, and the cancel flag was set for it.
+        /// The callback asked to stop.
         stopped: AtomicBool,
     }
 
@@ -81,10 +84,15 @@ mod reporter {
     }
 
     impl Reporter {
-        pub(crate) fn new(callback: Callback, cancel: Arc<AtomicBool>) -> Arc<Reporter> {
+        pub(crate) fn new(
+            callback: Callback,
+            stop: Arc<AtomicBool>,
+            token: Option<Arc<AtomicBool>>,
+        ) -> Arc<Reporter> {
             Arc::new(Reporter {
                 callback,
-                cancel,
+                stop,
+                token,
                 state: Mutex::new(State {
                     height: -1,
                     lower_bound: 0,
@@ -119,14 +127,24 @@ mod reporter {
             // Safety: the callback and its pointer, as the caller set them.
             let stop =
                 unsafe { (self.callback.f)(self.callback.user, s.height, s.lower_bound, us) };
-            if stop != 0 && !self.cancel.swap(true, Ordering::Relaxed) {
+            if stop != 0 {
                 self.stopped.store(true, Ordering::Relaxed);
+                self.stop.store(true, Ordering::Relaxed);
             }
         }
 
-        /// Calls every 100 ms while nothing else does, until [`Self::finish`].
+        /// Calls every 100 ms while nothing else does, and passes a
+        /// request of the cancel token on to this solve, until
+        /// [`Self::finish`].
         pub(crate) fn heartbeat(&self) {
             while !self.done.load(Ordering::Relaxed) {
+                if self
+                    .token
+                    .as_ref()
+                    .is_some_and(|t| t.load(Ordering::Relaxed))
+                {
+                    self.stop.store(true, Ordering::Relaxed);
+                }
                 std::thread::sleep(Duration::from_millis(10));
                 let mut s = self.state.lock().unwrap_or_else(|e| e.into_inner());
                 if !self.done.load(Ordering::Relaxed)
@@ -145,8 +163,7 @@ mod reporter {
         }
 
         /// The solve is over: one last call with its figures if they are
-        /// news; the cancel flag is cleared again if only the callback set
-        /// it, so that later solves with these options run.
+        /// news, unless the callback asked to stop.
         pub(crate) fn finish(&self, height: Option<i64>, lower_bound: i64) {
             let mut s = self.state.lock().unwrap_or_else(|e| e.into_inner());
             self.done.store(true, Ordering::Relaxed);
@@ -157,9 +174,6 @@ mod reporter {
                 if !self.stopped.load(Ordering::Relaxed) {
                     self.call(&mut s);
                 }
-            }
-            if self.stopped.load(Ordering::Relaxed) {
-                self.cancel.store(false, Ordering::Relaxed);
             }
         }
     }

@@ -1,5 +1,5 @@
-//! The solve entry points: a problem and options in, a solution (or the
-//! reason there is none) out, with the statistics left in the options.
+//! The solve entry points: a problem and options in, a solution out that
+//! holds everything the solve produced, placed or not.
 
 use alloc::boxed::Box;
 use core::sync::atomic::{AtomicU64, Ordering};
@@ -13,13 +13,18 @@ use crate::base::text::{
     format,
     Arg::{I, U},
 };
+use crate::deadline::Stop;
 use crate::plan::{plan, Method, Objective, Options, Status};
 
 /// Places every buffer of `problem` below its capacity, with no options
-/// but a timeout (0: none). On `MINIMALLOC_STATUS_OK` writes a new
-/// solution to `out_solution`, which the caller frees; on any other status
-/// `out_solution` is left alone and `minimalloc_last_error` says why. An
-/// empty problem solves with height 0.
+/// but a timeout (0: none). Writes a new solution to `out_solution`, which
+/// the caller frees with `minimalloc_solution_free`, whatever the status:
+/// its offsets when it placed every buffer (`MINIMALLOC_STATUS_OK`), else
+/// why not (`minimalloc_solution_error`, also the thread's
+/// `minimalloc_last_error`) and the figures it reached. Only a NULL
+/// argument (`MINIMALLOC_STATUS_NULL_POINTER`) or a caught bug
+/// (`MINIMALLOC_STATUS_INTERNAL`) leaves NULL there. An empty problem
+/// solves with height 0.
 ///
 /// # Safety
 /// `problem` is NULL or a live handle; `out_solution` is NULL or writable.
@@ -36,10 +41,10 @@ pub unsafe extern "C" fn minimalloc_solve(
 }
 
 /// Like `minimalloc_solve`, with `options`: their objective, strategy,
-/// timeout, node limit, cancel flag, seed, threads and base address; the
-/// statistics, the lower bound, the optimal flag and any failure message
-/// are left in them. Several threads may solve with different options at
-/// once, or with the same `problem`.
+/// timeout, node limit, cancel token, seed, threads, base address and
+/// progress callback. The options are only read: several threads may
+/// solve at once with the same options, the same problem, or both, each
+/// reading its own results from its own solution.
 ///
 /// # Safety
 /// `problem` and `options` are NULL or live handles; `out_solution` is
@@ -50,16 +55,24 @@ pub unsafe extern "C" fn minimalloc_solve_with(
     options: *const minimalloc_options,
     out_solution: *mut *mut minimalloc_solution,
 ) -> minimalloc_status {
-    ffi_guard!(on o = options => {
-            let timeout_ms = o.timeout_ms.load(Ordering::Relaxed);
-            // Safety: as the caller passed them.
-            unsafe { solve_checked(problem, Some(o), &o.error, timeout_ms, out_solution) }
+    ffi_guard!(local message => {
+        if !out_solution.is_null() {
+            // Safety: writable by contract.
+            unsafe { *out_solution = core::ptr::null_mut() };
+        }
+        // Safety: NULL or a live handle, by contract.
+        let Some(o) = (unsafe { options.as_ref() }) else {
+            return minimalloc_status::NullPointer;
+        };
+        let timeout_ms = o.timeout_ms.load(Ordering::Relaxed);
+        // Safety: as the caller passed them.
+        unsafe { solve_checked(problem, Some(o), message, timeout_ms, out_solution) }
     })
 }
 
 /// Both solve calls: checks the pointers, turns the options (defaults
-/// without a handle: one thread, no cancel flag) into a plan's, solves;
-/// why it failed goes to `message`.
+/// without a handle: one thread, no cancel token) into a plan's, solves
+/// and hands the result over; why it failed also goes to `message`.
 ///
 /// # Safety
 /// `problem` is NULL or a live handle; `out_solution` is NULL or writable.
@@ -70,39 +83,45 @@ unsafe fn solve_checked(
     timeout_ms: u64,
     out_solution: *mut *mut minimalloc_solution,
 ) -> minimalloc_status {
-    {
-        // Safety: NULL or a live handle, by contract.
-        let Some(p) = (unsafe { problem.as_ref() }) else {
-            return minimalloc_status::NullPointer;
-        };
-        if out_solution.is_null() {
-            return minimalloc_status::NullPointer;
-        }
-        let mut settings = Options {
-            timeout: (timeout_ms > 0).then(|| Duration::from_millis(timeout_ms)),
-            clock: clock(),
-            threads: 1,
-            ..Options::default()
-        };
-        if let Some(o) = handle {
-            let load = |a: &AtomicU64| a.load(Ordering::Relaxed);
-            let node_limit = load(&o.node_limit);
-            settings.objective = objective(load(&o.objective));
-            settings.method = method(load(&o.strategy));
-            settings.cancel = Some(o.cancel.clone());
-            // Restarts (seeded, threaded) come with the heuristics.
-            #[cfg(feature = "heuristics")]
-            {
-                settings.seed = load(&o.seed);
-                settings.threads = usize::try_from(load(&o.threads)).unwrap_or(usize::MAX);
-                let restarts = load(&o.restarts);
-                settings.restarts = (restarts > 0).then_some(restarts);
-            }
-            settings.solver.node_limit = (node_limit > 0).then_some(node_limit);
-        }
-        // Safety: checked non-NULL; writable by contract.
-        solve(p, &settings, handle, message, unsafe { &mut *out_solution })
+    if out_solution.is_null() {
+        return minimalloc_status::NullPointer;
     }
+    // Safety: writable by contract.
+    unsafe { *out_solution = core::ptr::null_mut() };
+    // Safety: NULL or a live handle, by contract.
+    let Some(p) = (unsafe { problem.as_ref() }) else {
+        return minimalloc_status::NullPointer;
+    };
+    let mut settings = Options {
+        timeout: (timeout_ms > 0).then(|| Duration::from_millis(timeout_ms)),
+        clock: clock(),
+        threads: 1,
+        ..Options::default()
+    };
+    if let Some(o) = handle {
+        let load = |a: &AtomicU64| a.load(Ordering::Relaxed);
+        let node_limit = load(&o.node_limit);
+        settings.objective = objective(load(&o.objective));
+        settings.method = method(load(&o.strategy));
+        settings.cancel = o.cancel.with(|c| c.clone());
+        // Restarts (seeded, threaded) come with the heuristics.
+        #[cfg(feature = "heuristics")]
+        {
+            settings.seed = load(&o.seed);
+            settings.threads = usize::try_from(load(&o.threads)).unwrap_or(usize::MAX);
+            let restarts = load(&o.restarts);
+            settings.restarts = (restarts > 0).then_some(restarts);
+        }
+        settings.solver.node_limit = (node_limit > 0).then_some(node_limit);
+    }
+    let result = solve(p, &settings, handle);
+    let status = result.status;
+    if status != minimalloc_status::Ok {
+        message.copy_from(&result.error);
+    }
+    // Safety: checked non-NULL; writable by contract.
+    unsafe { *out_solution = Box::into_raw(Box::new(result)) };
+    status
 }
 
 /// The objective stored by `minimalloc_options_set_objective`.
@@ -150,42 +169,20 @@ fn clock() -> Option<crate::deadline::Clock> {
     }
 }
 
+/// Plans `handle`'s problem and gathers what came of it.
 fn solve(
     handle: &minimalloc_problem,
     options: &Options,
     report: Option<&minimalloc_options>,
-    message: &Message,
-    out: &mut *mut minimalloc_solution,
-) -> minimalloc_status {
+) -> minimalloc_solution {
     let problem = &handle.problem;
     let base = report.map_or(0, |o| o.base.load(Ordering::Relaxed));
     if let Err(e) = problem.check_base(base) {
-        message.set_error(&e);
-        return minimalloc_status::InvalidArgument;
+        let result = minimalloc_solution::unplaced(minimalloc_status::InvalidArgument);
+        result.error.set_error(&e);
+        return result;
     }
     let outcome = plan_reporting(problem, options, report);
-    if let Some(o) = report {
-        #[cfg(feature = "constraints")]
-        {
-            let conflict = outcome.conflict.as_ref();
-            o.conflict
-                .with(|c| *c = conflict.map(|c| c.buffers.clone()).unwrap_or_default());
-            o.conflict_irreducible
-                .store(conflict.is_some_and(|c| c.irreducible), Ordering::Relaxed);
-            let reports = outcome.pooled.as_ref().map(|p| {
-                p.reports
-                    .iter()
-                    .map(|r| (r.height, r.lower_bound, r.buffers.len()))
-                    .collect()
-            });
-            o.pools.with(|r| *r = reports.unwrap_or_default());
-        }
-        o.nodes.store(outcome.stats.nodes, Ordering::Relaxed);
-        let ns = u64::try_from(outcome.stats.elapsed.as_nanos()).unwrap_or(u64::MAX);
-        o.elapsed_ns.store(ns, Ordering::Relaxed);
-        o.lower_bound.store(outcome.lower_bound, Ordering::Relaxed);
-        o.optimal.store(outcome.optimal, Ordering::Relaxed);
-    }
     let (status, why) = match outcome.status {
         Status::Solved => (minimalloc_status::Ok, None),
         Status::Infeasible => (
@@ -212,45 +209,70 @@ fn solve(
         ),
         Status::Cancelled => (minimalloc_status::Cancelled, Some("cancelled".into())),
     };
+    let mut result = minimalloc_solution::unplaced(status);
     if let Some(why) = why {
-        message.set(&why);
+        result.error.set(&why);
+    }
+    result.lower_bound = outcome.lower_bound;
+    result.optimal = outcome.optimal;
+    result.nodes = outcome.stats.nodes;
+    result.elapsed_ns = u64::try_from(outcome.stats.elapsed.as_nanos()).unwrap_or(u64::MAX);
+    result.stopped = match outcome.stopped {
+        None => minimalloc_status::Ok,
+        Some(Stop::TimedOut) => minimalloc_status::Timeout,
+        Some(Stop::Cancelled) => minimalloc_status::Cancelled,
+    };
+    #[cfg(feature = "constraints")]
+    {
+        let found = &mut result.found;
+        if let Some(c) = &outcome.conflict {
+            found.conflict = c.buffers.clone();
+            found.conflict_irreducible = c.irreducible;
+        }
+        if let Some(p) = &outcome.pooled {
+            found.pool_reports = p
+                .reports
+                .iter()
+                .map(|r| (r.height, r.lower_bound, r.buffers.len()))
+                .collect();
+        }
     }
     if let Some(solution) = outcome.solution {
         // With pools, the highest top in any pool (addresses include the
         // pools' bases).
         #[cfg(feature = "constraints")]
-        let (height, pools) = match &outcome.pooled {
-            Some(p) => (
-                p.reports.iter().map(|r| r.height).max().unwrap_or(0),
-                p.pool_of.clone(),
-            ),
-            None => (solution.height(problem), alloc::vec::Vec::new()),
+        let height = match &outcome.pooled {
+            Some(p) => {
+                result.found.pools = p.pool_of.clone();
+                p.reports.iter().map(|r| r.height).max().unwrap_or(0)
+            }
+            None => solution.height(problem),
         };
         #[cfg(not(feature = "constraints"))]
         let height = solution.height(problem);
         // The base is checked above but for this (as Solution::addresses).
         if height.checked_add(base).is_none() {
-            message.set_error(&crate::model::problem::Error::BaseOverflow { base, height });
-            return minimalloc_status::InvalidArgument;
+            let mut refused = minimalloc_solution::unplaced(minimalloc_status::InvalidArgument);
+            refused
+                .error
+                .set_error(&crate::model::problem::Error::BaseOverflow { base, height });
+            refused.lower_bound = result.lower_bound;
+            return refused;
         }
         // What it pays, and the bound the penalty objective proved (else 0).
         #[cfg(feature = "constraints")]
-        let penalty = match outcome.penalty {
-            Some(p) => (p.cost, p.lower_bound),
-            None => (solution.penalty(problem), 0),
-        };
+        {
+            result.found.penalty = match outcome.penalty {
+                Some(p) => (p.cost, p.lower_bound),
+                None => (solution.penalty(problem), 0),
+            };
+        }
         let mut offsets = solution.offsets;
         offsets.iter_mut().for_each(|o| *o += base);
-        *out = Box::into_raw(Box::new(minimalloc_solution {
-            offsets,
-            height,
-            #[cfg(feature = "constraints")]
-            pools,
-            #[cfg(feature = "constraints")]
-            penalty,
-        }));
+        result.offsets = Some(offsets);
+        result.height = height;
     }
-    status
+    result
 }
 
 /// Plans, calling the options' progress callback if they have one.
@@ -262,8 +284,14 @@ fn plan_reporting(
     #[cfg(all(feature = "std", feature = "heuristics"))]
     if let Some(o) = report {
         if let Some(callback) = o.progress.with(|p| *p) {
-            let reporter = super::progress::Reporter::new(callback, o.cancel.clone());
+            // A stop flag of this solve's own: the callback's request to
+            // stop ends this solve alone; the token, which the heartbeat
+            // watches, ends it too.
+            let stop = alloc::sync::Arc::new(core::sync::atomic::AtomicBool::new(false));
+            let reporter =
+                super::progress::Reporter::new(callback, stop.clone(), options.cancel.clone());
             let mut options = options.clone();
+            options.cancel = Some(stop);
             options.progress = Some(reporter.progress());
             return std::thread::scope(|scope| {
                 let heartbeat = scope.spawn(|| reporter.heartbeat());

@@ -152,6 +152,10 @@ class CancelToken:
     minimising, or status CANCELLED.
     """
 
+    # Each solve carries a C cancel token of its own (so that Ctrl-C in one
+    # solve stops only that one); this object requests the tokens of the
+    # solves given it.
+
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._cancelled = False
@@ -160,8 +164,8 @@ class CancelToken:
     def cancel(self) -> None:
         with self._lock:
             self._cancelled = True
-            for options in self._running:
-                lib.minimalloc_options_cancel(options)
+            for token in self._running:
+                lib.minimalloc_cancel_request(token)
 
     def reset(self) -> None:
         with self._lock:
@@ -171,15 +175,15 @@ class CancelToken:
     def cancelled(self) -> bool:
         return self._cancelled
 
-    def _attach(self, options: object) -> None:
+    def _attach(self, token: object) -> None:
         with self._lock:
-            self._running.append(options)
+            self._running.append(token)
             if self._cancelled:
-                lib.minimalloc_options_cancel(options)
+                lib.minimalloc_cancel_request(token)
 
-    def _detach(self, options: object) -> None:
+    def _detach(self, token: object) -> None:
         with self._lock:
-            self._running.remove(options)
+            self._running.remove(token)
 
 
 def _text(pointer: object) -> str:
@@ -555,20 +559,29 @@ class Problem:
                 raise InvalidInputError(f"restarts must not be negative, got {restarts}")
             setting(lib.minimalloc_options_set_restarts(options, restarts))
         setting(lib.minimalloc_options_set_base(options, _int64("base", base)))
+        token = ffi.gc(lib.minimalloc_cancel_new(), lib.minimalloc_cancel_free)
+        if token == ffi.NULL:
+            raise MemoryError("minimalloc_cancel_new failed")
+        setting(lib.minimalloc_options_set_cancel(options, token))
 
         out = ffi.new("minimalloc_solution **")
         with self._lock:
             self._solving += 1
         if cancel is not None:
-            cancel._attach(options)
+            cancel._attach(token)
         try:
-            status = _solve_interruptibly(self._handle, options, out)
+            status = _solve_interruptibly(self._handle, options, token, out)
         finally:
             if cancel is not None:
-                cancel._detach(options)
+                cancel._detach(token)
             with self._lock:
                 self._solving -= 1
-        message = _text(lib.minimalloc_options_last_error(options))
+        if out[0] == ffi.NULL:
+            _check(status, _text(lib.minimalloc_last_error()))
+        # Everything the solve produced is on its solution, whatever the
+        # status.
+        solution = ffi.gc(out[0], lib.minimalloc_solution_free)
+        message = _text(lib.minimalloc_solution_error(solution))
         if status not in _STATUS:
             _check(status, message)
         offsets = None
@@ -577,7 +590,6 @@ class Problem:
         paid: Optional[int] = None
         least: Optional[int] = None
         if status == lib.MINIMALLOC_STATUS_OK:
-            solution = ffi.gc(out[0], lib.minimalloc_solution_free)
             n = int(lib.minimalloc_solution_len(solution))
             offsets = np.empty(n, dtype=np.int64)
             if n:
@@ -599,16 +611,16 @@ class Problem:
                     ),
                     _text(lib.minimalloc_last_error()),
                 )
-        conflict, irreducible = _conflict(options)
-        reports = _pool_reports(options, self.pool_names) if self.pool_names else None
+        conflict, irreducible = _conflict(solution)
+        reports = _pool_reports(solution, self.pool_names) if self.pool_names else None
         result = Result(
             status=_STATUS[status],
             offsets=offsets,
             height=height,
-            lower_bound=int(lib.minimalloc_options_lower_bound(options)),
-            optimal=bool(lib.minimalloc_options_optimal(options)),
-            nodes=int(lib.minimalloc_options_nodes(options)),
-            elapsed=int(lib.minimalloc_options_elapsed_us(options)) / 1e6,
+            lower_bound=int(lib.minimalloc_solution_lower_bound(solution)),
+            optimal=bool(lib.minimalloc_solution_optimal(solution)),
+            nodes=int(lib.minimalloc_solution_nodes(solution)),
+            elapsed=int(lib.minimalloc_solution_elapsed_us(solution)) / 1e6,
             message=message,
             conflict=conflict,
             conflict_irreducible=irreducible,
@@ -622,34 +634,34 @@ class Problem:
         return result
 
 
-def _conflict(options: Any) -> Tuple[Optional[npt.NDArray[np.intp]], bool]:
-    """The conflict the last solve with `options` found, if any."""
+def _conflict(solution: Any) -> Tuple[Optional[npt.NDArray[np.intp]], bool]:
+    """The conflict the solve that made `solution` found, if any."""
     count = ffi.new("size_t *")
     irreducible = ffi.new("int *")
-    _check(lib.minimalloc_options_conflict(options, ffi.NULL, 0, count, irreducible), "")
+    _check(lib.minimalloc_solution_conflict(solution, ffi.NULL, 0, count, irreducible), "")
     if count[0] == 0:
         return None, False
     out = np.empty(int(count[0]), dtype=np.intp)
     buffer = ffi.cast("size_t *", ffi.from_buffer(out, require_writable=True))
-    _check(lib.minimalloc_options_conflict(options, buffer, len(out), count, irreducible), "")
+    _check(lib.minimalloc_solution_conflict(solution, buffer, len(out), count, irreducible), "")
     return out, bool(irreducible[0])
 
 
-def _pool_reports(options: Any, names: List[str]) -> List[PoolReport]:
-    """Each pool's figures from the last solve with `options`."""
+def _pool_reports(solution: Any, names: List[str]) -> List[PoolReport]:
+    """Each pool's figures from the solve that made `solution`."""
     height, bound, count = ffi.new("int64_t *"), ffi.new("int64_t *"), ffi.new("size_t *")
     reports = []
     for p, name in enumerate(names):
-        if lib.minimalloc_options_pool_report(options, p, height, bound, count) != lib.MINIMALLOC_STATUS_OK:
+        if lib.minimalloc_solution_pool_report(solution, p, height, bound, count) != lib.MINIMALLOC_STATUS_OK:
             break
         reports.append(PoolReport(name, int(height[0]), int(bound[0]), int(count[0])))
     return reports
 
 
-def _solve_interruptibly(problem: Any, options: Any, out: Any) -> int:
+def _solve_interruptibly(problem: Any, options: Any, token: Any, out: Any) -> int:
     """Runs the C solve. In the main thread it runs on a helper thread, so
     that Ctrl-C (KeyboardInterrupt) reaches Python at once: it cancels the
-    solve through the options' flag, waits for it to stop, and re-raises."""
+    solve through its own token, waits for it to stop, and re-raises."""
     if threading.current_thread() is not threading.main_thread():
         return int(lib.minimalloc_solve_with(problem, options, out))
     box: List[int] = []
@@ -671,10 +683,10 @@ def _solve_interruptibly(problem: Any, options: Any, out: Any) -> int:
         while worker.is_alive():
             worker.join(0.05)
     except KeyboardInterrupt:
-        # The flag stays set: a solve that has not begun stops at once.
-        lib.minimalloc_options_cancel(options)
+        # The token stays requested: a solve that has not begun stops at once.
+        lib.minimalloc_cancel_request(token)
         _await_cancelled(worker, began)
-        if box and box[0] == lib.MINIMALLOC_STATUS_OK:
+        if out[0] != ffi.NULL:
             lib.minimalloc_solution_free(out[0])
         raise
     if failure:
