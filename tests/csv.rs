@@ -168,3 +168,44 @@ fn a_byte_order_mark_is_read_past() {
         r#"line 2, column size: buffer 0 (id "a"): size must be positive, got 0"#
     );
 }
+
+/// Quoted fields (RFC 4180) hold commas, quotes and line breaks: they read
+/// as one field, errors after them name the right line, and the output
+/// quotes them again, so that it reads back as the same problem.
+#[test]
+fn quoted_fields_read_and_write_back() {
+    let text = "id,lower,upper,size,note\r\n\
+                \"conv, 3x3\",0,3,4,\"say \"\"hi\"\"\"\r\n\
+                \"two\nlines\",1,4,4,plain\r\n\
+                c,2,5,4,\r\n";
+    let (p, table) = read(text, 64).unwrap();
+    let ids: Vec<&str> = p.buffers().iter().map(|b| b.id.as_str()).collect();
+    assert_eq!(ids, ["conv, 3x3", "two\nlines", "c"]);
+    let out = table.write(&[0, 4, 8]);
+    assert_eq!(
+        out,
+        "id,lower,upper,size,note,offset\n\
+         \"conv, 3x3\",0,3,4,\"say \"\"hi\"\"\",0\n\
+         \"two\nlines\",1,4,4,plain,4\n\
+         c,2,5,4,,8\n"
+    );
+    let (again, _) = read(&out, 64).unwrap();
+    let fields = |p: &minimalloc::Problem| -> Vec<(String, i64, i64, i64)> {
+        p.buffers()
+            .iter()
+            .map(|b| (b.id.clone(), b.lower, b.upper, b.size))
+            .collect()
+    };
+    assert_eq!(fields(&again), fields(&p));
+    // A generated problem's odd ids are quoted too.
+    let text = write_problem(&p, None);
+    let (back, _) = read(&text, 64).unwrap();
+    assert_eq!(back, p, "{text}");
+    // A bad field after a quoted line break: line 4, where the row starts.
+    let bad = "id,lower,upper,size\n\"a\nb\",0,3,4\n\nc,0,3,0\n";
+    let e = read(bad, 64).unwrap_err();
+    assert_eq!((e.line, e.column.as_deref()), (5, Some("size")), "{e}");
+    // An unterminated quote is an error with a line, not a panic.
+    let e = read("id,lower,upper,size\n\"a,0,3,4\n", 64).unwrap_err();
+    assert!(e.line >= 2, "{e}");
+}

@@ -1,4 +1,6 @@
-//! The reference CSV format (feature `std`).
+//! The reference CSV format (feature `std`), read and written with the
+//! `csv` crate (RFC 4180: quoted fields may hold commas, quotes and line
+//! breaks; a UTF-8 byte-order mark is skipped; blank lines are ignored).
 //!
 //! Columns `id,lower,upper,size[,alignment][,hint][,gaps][,offset]` in any
 //! order, with the aliases `start`/`begin` for `lower`, `buffer`/`buffer_id`
@@ -45,16 +47,19 @@ impl fmt::Display for CsvError {
 
 impl std::error::Error for CsvError {}
 
-/// The input as read, kept so that the output repeats it exactly.
+/// The input as read, kept so that the output repeats it (each field
+/// trimmed, quoted again where it needs it).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Table {
     header: Vec<String>,
-    /// Every row's fields, trimmed and joined by commas, one after the
-    /// other (one allocation, not one per field: a million rows read in
-    /// a third of the time).
+    /// Every field of every row, trimmed, one after the other (one
+    /// allocation, not one per field: a million rows read in a third of
+    /// the time).
     cells: String,
-    /// Where each row starts in `cells`; one more entry marks the end.
-    row_at: Vec<usize>,
+    /// Where each field starts in `cells`, row after row, `header.len()`
+    /// to a row; one more entry marks the end.
+    field_at: Vec<usize>,
+    /// The line each row starts on.
     lines: Vec<usize>,
     offset: Option<usize>,
 }
@@ -141,19 +146,36 @@ fn read_inner(
 ) -> Result<(Problem, Table), CsvError> {
     // A byte-order mark (spreadsheets write one) is no part of the header.
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
-    let mut lines = text
-        .lines()
-        .enumerate()
-        .map(|(i, l)| (i + 1, l.trim_end_matches('\r')))
-        .filter(|(_, l)| !l.trim().is_empty());
-    let Some((_, head)) = lines.next() else {
+    let mut reader = ::csv::ReaderBuilder::new()
+        .has_headers(false)
+        .flexible(true)
+        .from_reader(text.as_bytes());
+    let read_error = |e: ::csv::Error| CsvError {
+        line: e.position().map_or(1, |p| p.line() as usize),
+        column: None,
+        message: e.to_string(),
+    };
+    let mut record = ::csv::StringRecord::new();
+    // The next record that is not a line of blanks (a record of one empty
+    // field), or `None` at the end.
+    let mut next = |record: &mut ::csv::StringRecord| -> Result<bool, CsvError> {
+        loop {
+            if !reader.read_record(record).map_err(read_error)? {
+                return Ok(false);
+            }
+            if !(record.len() == 1 && record[0].trim().is_empty()) {
+                return Ok(true);
+            }
+        }
+    };
+    if !next(&mut record)? {
         return Err(CsvError {
             line: 1,
             column: None,
             message: "the input is empty: expected a header such as id,lower,upper,size".into(),
         });
-    };
-    let columns = Columns::parse(head)?;
+    }
+    let columns = Columns::parse(&record)?;
     // An `end` column is inclusive; otherwise the chosen convention holds.
     let convention = if columns.inclusive_end {
         Lifetime::Inclusive
@@ -163,23 +185,31 @@ fn read_inner(
     let mut table = Table {
         header: columns.header.clone(),
         cells: String::new(),
-        row_at: std::vec![0],
+        field_at: std::vec![0],
         lines: Vec::new(),
         offset: columns.offset,
     };
     let mut buffers = Vec::new();
-    let mut fields: Vec<&str> = Vec::with_capacity(columns.header.len());
-    for (line, text) in lines {
-        fields.clear();
-        fields.extend(text.split(',').map(str::trim));
-        buffers.push(columns.buffer(&fields, line, convention)?);
-        for (i, f) in fields.iter().enumerate() {
-            if i > 0 {
-                table.cells.push(',');
-            }
-            table.cells.push_str(f);
+    // Lines counted from the bytes (the reader's own count skips blank
+    // lines, and a record's position is where the blank lines before it
+    // begin): where the last record began, and its line.
+    let bytes = text.as_bytes();
+    let (mut seen, mut line) = (0, 1);
+    while next(&mut record)? {
+        let mut at = record
+            .position()
+            .map_or(seen, |p| p.byte() as usize)
+            .max(seen);
+        while at < bytes.len() && bytes[at].is_ascii_whitespace() {
+            at += 1;
         }
-        table.row_at.push(table.cells.len());
+        line += newlines(&bytes[seen..at]);
+        seen = at;
+        buffers.push(columns.buffer(&record, line, convention)?);
+        for f in &record {
+            table.cells.push_str(f.trim());
+            table.field_at.push(table.cells.len());
+        }
         table.lines.push(line);
     }
     #[allow(unused_mut)]
@@ -222,6 +252,11 @@ fn read_inner(
     Ok((problem, table))
 }
 
+/// How many line breaks `bytes` holds.
+fn newlines(bytes: &[u8]) -> usize {
+    bytes.iter().filter(|&&b| b == b'\n').count()
+}
+
 /// The header: each column's field, and where the buffer's fields are.
 struct Columns {
     header: Vec<String>,
@@ -240,8 +275,8 @@ struct Columns {
 
 impl Columns {
     /// Reads the header line: no field named twice, the four required.
-    fn parse(head: &str) -> Result<Columns, CsvError> {
-        let header: Vec<String> = head.split(',').map(|s| s.trim().to_string()).collect();
+    fn parse(head: &::csv::StringRecord) -> Result<Columns, CsvError> {
+        let header: Vec<String> = head.iter().map(|h| h.trim().to_string()).collect();
         let kinds: Vec<Column> = header.iter().map(|h| column_of(h)).collect();
         let header_error = |message: String| CsvError {
             line: 1,
@@ -281,7 +316,8 @@ impl Columns {
         for (name, col) in required {
             if col.is_none() {
                 return Err(header_error(format!(
-                    "missing column {name:?} (the header is {head:?})"
+                    "missing column {name:?} (the header is {:?})",
+                    header.join(",")
                 )));
             }
         }
@@ -310,7 +346,7 @@ impl Columns {
     /// gaps written in `convention`).
     fn buffer(
         &self,
-        fields: &[&str],
+        fields: &::csv::StringRecord,
         line: usize,
         convention: Lifetime,
     ) -> Result<Buffer, CsvError> {
@@ -330,14 +366,16 @@ impl Columns {
             column: Some(self.header[col].clone()),
             message,
         };
+        // Spaces around a field are no part of it.
+        let field = |col: usize| fields[col].trim();
         let int = |col: usize| -> Result<i64, CsvError> {
-            fields[col]
+            field(col)
                 .parse::<i64>()
-                .map_err(|e| error(col, integer_error(fields[col], e.kind())))
+                .map_err(|e| error(col, integer_error(field(col), e.kind())))
         };
         let optional = |col: Option<usize>| -> Result<Option<i64>, CsvError> {
             match col {
-                Some(c) if !fields[c].is_empty() => int(c).map(Some),
+                Some(c) if !field(c).is_empty() => int(c).map(Some),
                 _ => Ok(None),
             }
         };
@@ -347,7 +385,7 @@ impl Columns {
                 .ok_or_else(|| error(col, format!("[{lo}, {hi}] overflows when made half-open")))
         };
         let (lower, upper) = convert(self.upper, int(self.lower)?, int(self.upper)?)?;
-        let mut buffer = Buffer::new(fields[self.id], lower, upper, int(self.size)?);
+        let mut buffer = Buffer::new(field(self.id), lower, upper, int(self.size)?);
         if let Some(a) = optional(self.alignment)? {
             buffer.alignment = a;
         }
@@ -355,7 +393,7 @@ impl Columns {
         buffer.hint = optional(self.hint)?.filter(|&h| h != -1);
         buffer.offset = optional(self.offset)?;
         if let Some(c) = self.gaps {
-            for token in fields[c].split_whitespace() {
+            for token in field(c).split_whitespace() {
                 let gap = parse_gap(token).ok_or_else(|| {
                     error(
                         c,
@@ -398,16 +436,23 @@ fn parse_gap(token: &str) -> Option<Gap> {
 }
 
 impl Table {
+    /// The fields of row `row`.
+    fn row(&self, row: usize) -> impl Iterator<Item = &str> {
+        let width = self.header.len();
+        self.field_at[row * width..=(row + 1) * width]
+            .windows(2)
+            .map(|w| &self.cells[w[0]..w[1]])
+    }
+
     /// Each row's line and field in column `col`.
     fn column(&self, col: usize) -> Vec<(usize, &str)> {
-        self.row_at
-            .windows(2)
-            .zip(&self.lines)
-            .map(|(w, &line)| {
-                (
-                    line,
-                    self.cells[w[0]..w[1]].split(',').nth(col).unwrap_or(""),
-                )
+        let width = self.header.len();
+        self.lines
+            .iter()
+            .enumerate()
+            .map(|(row, &line)| {
+                let at = row * width + col;
+                (line, &self.cells[self.field_at[at]..self.field_at[at + 1]])
             })
             .collect()
     }
@@ -454,42 +499,39 @@ impl Table {
     /// Like [`Table::write`], with one more column at the end: `extra` is
     /// its name and the value of each row (e.g. the pool of each buffer).
     pub fn write_with(&self, offsets: &[i64], extra: Option<(&str, &[&str])>) -> String {
-        use fmt::Write as _;
-        let mut out = String::with_capacity(self.cells.len() + 16 * offsets.len());
-        out.push_str(&self.header.join(","));
+        let mut out = ::csv::WriterBuilder::new()
+            .terminator(::csv::Terminator::Any(b'\n'))
+            .from_writer(Vec::with_capacity(self.cells.len() + 16 * offsets.len()));
+        let mut header: Vec<&str> = self.header.iter().map(String::as_str).collect();
         if self.offset.is_none() {
-            out.push_str(",offset");
+            header.push("offset");
         }
         if let Some((name, _)) = extra {
-            out.push(',');
-            out.push_str(name);
+            header.push(name);
         }
-        out.push('\n');
-        let rows = self.row_at.windows(2).map(|w| &self.cells[w[0]..w[1]]);
-        for (k, (row, offset)) in rows.zip(offsets).enumerate() {
-            match self.offset {
-                Some(c) => {
-                    for (i, f) in row.split(',').enumerate() {
-                        if i > 0 {
-                            out.push(',');
-                        }
-                        if i == c {
-                            let _ = write!(out, "{offset}");
-                        } else {
-                            out.push_str(f);
-                        }
-                    }
-                }
-                None => {
-                    let _ = write!(out, "{row},{offset}");
-                }
+        // Writing to memory fails only where the fields do not fit it.
+        let _ = out.write_record(&header);
+        let mut number = String::new();
+        for (row, offset) in offsets.iter().enumerate().take(self.lines.len()) {
+            number.clear();
+            let _ = fmt::Write::write_fmt(&mut number, format_args!("{offset}"));
+            for (col, field) in self.row(row).enumerate() {
+                let _ = out.write_field(if Some(col) == self.offset {
+                    &number
+                } else {
+                    field
+                });
+            }
+            if self.offset.is_none() {
+                let _ = out.write_field(&number);
             }
             if let Some((_, values)) = extra {
-                out.push(',');
-                out.push_str(values.get(k).copied().unwrap_or(""));
+                let _ = out.write_field(values.get(row).copied().unwrap_or(""));
             }
-            out.push('\n');
+            let _ = out.write_record(None::<&[u8]>);
         }
-        out
+        let bytes = out.into_inner().unwrap_or_default();
+        // Every field came in as UTF-8 text.
+        String::from_utf8(bytes).unwrap_or_default()
     }
 }

@@ -3,7 +3,7 @@
 //! what `minimalloc gen` writes reads back as the same problem.
 
 use std::format;
-use std::string::String;
+use std::string::{String, ToString};
 use std::vec::Vec;
 
 use crate::model::problem::Problem;
@@ -19,11 +19,10 @@ pub fn write_problem(problem: &Problem, offsets: Option<&[i64]>) -> String {
     let (colocation, separation) = link_labels(problem);
     let penalty = penalty_cells(problem);
     let pools = pool_cells(problem);
-    let mut out = String::from("id,lower,upper,size");
+    let mut header = std::vec!["id", "lower", "upper", "size"];
     for (on, name) in [(alignment, "alignment"), (hint, "hint"), (gaps, "gaps")] {
         if on {
-            out.push(',');
-            out.push_str(name);
+            header.push(name);
         }
     }
     for (labels, name) in [
@@ -33,24 +32,31 @@ pub fn write_problem(problem: &Problem, offsets: Option<&[i64]>) -> String {
         (&pools, "pools"),
     ] {
         if !labels.is_empty() {
-            out.push(',');
-            out.push_str(name);
+            header.push(name);
         }
     }
     if fixed || offsets.is_some() {
-        out.push_str(",offset");
+        header.push("offset");
     }
-    out.push('\n');
+    let mut out = ::csv::WriterBuilder::new()
+        .terminator(::csv::Terminator::Any(b'\n'))
+        .from_writer(Vec::new());
+    // Writing to memory fails only where the fields do not fit it.
+    let _ = out.write_record(&header);
     for (i, b) in buffers.iter().enumerate() {
-        out.push_str(&format!("{},{},{},{}", b.id, b.lower, b.upper, b.size));
+        let mut row: Vec<String> = std::vec![
+            b.id.clone(),
+            b.lower.to_string(),
+            b.upper.to_string(),
+            b.size.to_string(),
+        ];
         if alignment {
-            out.push_str(&format!(",{}", b.alignment));
+            row.push(b.alignment.to_string());
         }
         if hint {
-            out.push_str(&format!(",{}", b.hint.unwrap_or(-1)));
+            row.push(b.hint.unwrap_or(-1).to_string());
         }
         if gaps {
-            out.push(',');
             let text: Vec<String> = b
                 .gaps
                 .iter()
@@ -59,23 +65,23 @@ pub fn write_problem(problem: &Problem, offsets: Option<&[i64]>) -> String {
                     None => format!("{}-{}", g.lower, g.upper),
                 })
                 .collect();
-            out.push_str(&text.join(" "));
+            row.push(text.join(" "));
         }
         for labels in [&colocation, &separation, &penalty, &pools] {
             if !labels.is_empty() {
-                out.push(',');
-                out.push_str(&labels[i]);
+                row.push(labels[i].clone());
             }
         }
         match (offsets, b.offset) {
-            (Some(o), _) => out.push_str(&format!(",{}", o[i])),
-            (None, Some(f)) => out.push_str(&format!(",{f}")),
-            (None, None) if fixed => out.push(','),
+            (Some(o), _) => row.push(o[i].to_string()),
+            (None, Some(f)) => row.push(f.to_string()),
+            (None, None) if fixed => row.push(String::new()),
             _ => {}
         }
-        out.push('\n');
+        let _ = out.write_record(&row);
     }
-    out
+    // Every field is UTF-8 text.
+    String::from_utf8(out.into_inner().unwrap_or_default()).unwrap_or_default()
 }
 
 /// Each buffer's `penalty` cell (`p4:100`: penalised pair 4, costing 100
