@@ -286,7 +286,7 @@ mod tests {
     #[test]
     fn growing_parts_decide_more_kernels_than_the_whole_search() {
         let deadline = Deadline::new(None, None, None);
-        let (mut by_parts, mut by_whole, kernels) = (0, 0, 40u64);
+        let (mut by_parts, mut by_whole, kernels) = (0, 0, 24u64);
         for seed in 1..=kernels {
             let n = 40 + (seed as usize * 37) % 91;
             let spec = crate::gen::Spec::new(n, seed);

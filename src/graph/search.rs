@@ -529,7 +529,7 @@ mod tests {
     }
 
     /// The table of exhausted states changes no answer, on problems where
-    /// it prunes much: 400 generated kernels of 12-40 buffers with half
+    /// it prunes much: 160 generated kernels of 12-40 buffers with half
     /// their pairs separated, searched at their heaviest kept clique and a
     /// few grains above it (where most are tight), each with the table
     /// and without one, in the same order. Wherever both end, they agree
@@ -540,7 +540,7 @@ mod tests {
         use crate::gen::{kernel_problem, Family, Spec};
         let deadline = Deadline::new(None, None, None);
         let (mut compared, mut hits, mut shorter) = (0, 0u64, 0);
-        for seed in 0..400u64 {
+        for seed in 0..160u64 {
             let n = 12 + (seed as usize * 7) % 29;
             let spec = Spec::new(n, seed).with_family(Family::Kernel);
             let kernel = kernel_problem(spec, 0.5).expect("generated");
@@ -580,7 +580,7 @@ mod tests {
             }
         }
         assert!(
-            compared > 1_000 && hits > 1_000 && shorter > 60,
+            compared > 400 && hits > 400 && shorter > 24,
             "{compared} compared, {hits} nodes ended by the table, {shorter} searches shortened"
         );
     }

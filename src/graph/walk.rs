@@ -390,7 +390,7 @@ mod tests {
     use crate::exact::{solve, Params, Verdict};
     use crate::graph::grow::first_fit;
 
-    /// On 20,000 random problems with gaps, every placement the walk
+    /// On 8,000 random problems with gaps, every placement the walk
     /// reports is valid and fits, so none where the sweep's search proves
     /// that nothing fits, also when aimed below the problem's capacity
     /// (below fixed buffers, too); and on these tiny problems it finds one
@@ -400,7 +400,7 @@ mod tests {
         let mut rng = Rng::new(0x3a1c);
         let deadline = Deadline::new(None, None, None);
         let (mut feasible, mut found) = (0, 0);
-        for i in 0..20_000 {
+        for i in 0..8_000 {
             let problem = gapped(&mut rng);
             let graph = Graph::new(&problem);
             let mut poll = Poll::new(&deadline, 1 << 16);
@@ -427,7 +427,7 @@ mod tests {
             }
         }
         assert!(
-            feasible > 5_000 && found * 100 >= feasible * 97,
+            feasible > 2_000 && found * 100 >= feasible * 97,
             "{found} found of {feasible} feasible"
         );
     }

@@ -497,7 +497,7 @@ mod tests {
     use crate::exact::testing::{fits, gapped};
     use crate::exact::{solve, Params, Verdict};
 
-    /// On 20,000 random problems with gaps, aimed at their capacity and
+    /// On 10,000 random problems with gaps, aimed at their capacity and
     /// below it, every placement the search reports fits (so none where
     /// the sweep's search proves nothing does), and it finds one for most
     /// of the problems that have one; an aim too low leaves nothing
@@ -507,7 +507,7 @@ mod tests {
         let mut rng = Rng::new(0x7ab0);
         let deadline = Deadline::new(None, None, None);
         let (mut feasible, mut found) = (0, 0);
-        for i in 0..20_000 {
+        for i in 0..10_000 {
             let problem = gapped(&mut rng);
             let graph = Graph::new(&problem);
             let capacity = problem.capacity();
