@@ -108,25 +108,26 @@ fn options(a: &Place) -> Options {
     o
 }
 
+/// What one run produced, for the steps after the plan: what it says,
+/// why it failed, what it writes.
+struct Run<'a> {
+    a: &'a Place,
+    problem: &'a minimalloc::Problem,
+    outcome: &'a minimalloc::plan::Outcome,
+    /// The capacity the buffers were placed below (`i64::MAX`: none).
+    capacity: i64,
+    max_load: i64,
+    /// The signal that stopped the run, if one did.
+    caught: Option<i32>,
+    /// The input's name, for messages and the picture.
+    title: String,
+}
+
+/// The command, step by step: check the flags and open the outputs, read
+/// the input, plan, report, then write the placement or say why there is
+/// none.
 fn place(a: Place) -> Result<Exit, Exit> {
-    let minimizing = a.minimize;
-    let pooled = !a.pools.is_empty();
-    if pooled && a.print_solution {
-        return Err(
-            "--print_solution draws one arena: not with --pool (use --svg)"
-                .to_string()
-                .into(),
-        );
-    }
-    let capacity = match (a.capacity, minimizing || pooled) {
-        (Some(c), _) => c,
-        (None, true) => i64::MAX,
-        (None, false) => {
-            return Err("--capacity is required unless minimising (see --help)"
-                .to_string()
-                .into())
-        }
-    };
+    let capacity = capacity(&a)?;
     // Signals first: from here on, one stops the run rather than killing
     // it. Every output is checked before the input is read and solved.
     let signals = Signals::install();
@@ -140,6 +141,86 @@ fn place(a: Place) -> Result<Exit, Exit> {
         );
     }
     let picture = a.svg.as_deref().map(|p| Sink::open(Some(p))).transpose()?;
+    let (problem, table, title) = read_problem(&a, capacity)?;
+    let chatty = !a.quiet && !a.json;
+    let (outcome, elapsed) = plan_with_progress(&a, &problem, &signals, capacity, chatty);
+    let run = Run {
+        a: &a,
+        problem: &problem,
+        outcome: &outcome,
+        capacity,
+        max_load: max_load(&problem),
+        caught: signals.caught(),
+        title,
+    };
+    let checked = match (&outcome.solution, &outcome.pooled, a.validate) {
+        (Some(s), Some(p), true) => Some(validate_pooled(&problem, s, &p.pool_of)),
+        (Some(s), None, true) => Some(validate(&problem, s)),
+        _ => None,
+    };
+    if chatty {
+        say(&time_line(elapsed, checked.as_ref().map(|c| c.is_ok())));
+    }
+    let figures = Figures {
+        problem: &problem,
+        outcome: &outcome,
+        max_load: run.max_load,
+        elapsed,
+        interrupted: run.caught.is_some(),
+    };
+    if a.json {
+        say(&figures.json());
+    } else if a.stats {
+        let mut err = std::io::stderr().lock();
+        let _ = std::io::Write::write_all(&mut err, figures.text().as_bytes());
+    }
+    let solution = match run.placement()? {
+        Ok(solution) => solution,
+        Err(failure) => return Ok(failure),
+    };
+    if chatty {
+        say(&run.summary(solution.height(&problem)));
+    }
+    if let Some(Err(e)) = checked {
+        return Err(format!("internal error: the placement is invalid: {e}").into());
+    }
+    run.write(&solution, &table, output, picture)?;
+    if run.caught.is_some() {
+        return Ok(run.interrupted(&format!(
+            "wrote the best placement found (height {}, lower bound {})",
+            solution.height(&problem),
+            outcome.lower_bound
+        )));
+    }
+    Ok(Exit::ok())
+}
+
+/// The capacity to place below: the flag's, or none when minimising or
+/// with pools (each has its own).
+fn capacity(a: &Place) -> Result<i64, Exit> {
+    let pooled = !a.pools.is_empty();
+    if pooled && a.print_solution {
+        return Err(
+            "--print_solution draws one arena: not with --pool (use --svg)"
+                .to_string()
+                .into(),
+        );
+    }
+    match (a.capacity, a.minimize || pooled) {
+        (Some(c), _) => Ok(c),
+        (None, true) => Ok(i64::MAX),
+        (None, false) => Err("--capacity is required unless minimising (see --help)"
+            .to_string()
+            .into()),
+    }
+}
+
+/// The problem of the input file (or standard input), the table that
+/// writes it back, and the input's name.
+fn read_problem(
+    a: &Place,
+    capacity: i64,
+) -> Result<(minimalloc::Problem, csv::Table, String), Exit> {
     let input = a.input.clone().unwrap_or_else(|| "-".into());
     let (text, title) = if input == "-" {
         let mut text = String::new();
@@ -154,16 +235,25 @@ fn place(a: Place) -> Result<Exit, Exit> {
     };
     let (problem, table) = csv::read_pooled(&text, capacity, lifetime(a.lifetime), &a.pools)
         .map_err(|e| format!("{title}: {e}"))?;
-    drop(text);
     problem
         .check_base(a.base)
         .map_err(|e| format!("--base: {e}"))?;
+    Ok((problem, table, title))
+}
 
-    let mut options = options(&a);
+/// Plans, with the signals as the cancel flag and, when chatty, a
+/// progress line; returns the outcome and the plan's wall time.
+fn plan_with_progress(
+    a: &Place,
+    problem: &minimalloc::Problem,
+    signals: &Signals,
+    capacity: i64,
+    chatty: bool,
+) -> (minimalloc::plan::Outcome, std::time::Duration) {
+    let mut options = options(a);
     options.cancel = Some(signals.cancel.clone());
-    let chatty = !a.quiet && !a.json;
     let ticker = chatty.then(|| {
-        let what = if minimizing {
+        let what = if a.minimize {
             "minimising".to_string()
         } else {
             format!("placing below {capacity}")
@@ -173,135 +263,131 @@ fn place(a: Place) -> Result<Exit, Exit> {
         ticker
     });
     let start = Instant::now();
-    let outcome = plan(&problem, &options);
+    let outcome = plan(problem, &options);
     let elapsed = start.elapsed();
     if let Some(t) = ticker {
         t.stop();
     }
-    let caught = signals.caught();
-    let load = max_load(&problem);
-    let checked = match (&outcome.solution, &outcome.pooled, a.validate) {
-        (Some(s), Some(p), true) => Some(validate_pooled(&problem, s, &p.pool_of)),
-        (Some(s), None, true) => Some(validate(&problem, s)),
-        _ => None,
-    };
-    if chatty {
-        say(&time_line(elapsed, checked.as_ref().map(|c| c.is_ok())));
-    }
-    let figures = Figures {
-        problem: &problem,
-        outcome: &outcome,
-        max_load: load,
-        elapsed,
-        interrupted: caught.is_some(),
-    };
-    if a.json {
-        say(&figures.json());
-    } else if a.stats {
-        let mut err = std::io::stderr().lock();
-        let _ = std::io::Write::write_all(&mut err, figures.text().as_bytes());
-    }
-    let interrupted = |what: &str| match caught {
-        Some(signal) => Exit::fail((128 + signal) as u8, format!("interrupted: {what}")),
-        None => Exit::fail(3, format!("cancelled: {what}")),
-    };
-    let bound = if capacity == i64::MAX {
-        String::new()
-    } else {
-        format!(" {capacity}")
-    };
-    if let (Some(p), false) = (&outcome.pooled, outcome.status == Status::Solved) {
-        if !p.unplaced.is_empty() && caught.is_none() {
-            let ids: Vec<&str> = p
-                .unplaced
-                .iter()
-                .take(20)
-                .map(|&i| problem.buffers()[i].id.as_str())
-                .collect();
-            let more = p.unplaced.len().saturating_sub(20);
-            let more = if more > 0 {
-                format!(" and {more} more")
-            } else {
-                String::new()
-            };
-            let proof = if outcome.status == Status::Infeasible {
-                "no assignment to pools fits"
-            } else {
-                "no assignment to pools found (not a proof)"
-            };
-            return Ok(Exit::fail(
-                2,
-                format!("{proof}: no pool could take {}{more}", ids.join(", ")),
-            ));
+    (outcome, elapsed)
+}
+
+impl Run<'_> {
+    /// The exit of a run a signal (or the cancel flag) stopped.
+    fn interrupted(&self, what: &str) -> Exit {
+        match self.caught {
+            Some(signal) => Exit::fail((128 + signal) as u8, format!("interrupted: {what}")),
+            None => Exit::fail(3, format!("cancelled: {what}")),
         }
     }
-    let solution = match outcome.status {
-        Status::Solved => outcome
-            .solution
-            .clone()
-            .ok_or_else(|| "internal error: solved without a placement".to_string())?,
-        _ if caught.is_some() => {
-            return Ok(interrupted("stopped before any placement was found"));
+
+    /// The placement, or the exit that says why there is none.
+    fn placement(&self) -> Result<Result<minimalloc::Solution, Exit>, Exit> {
+        let (outcome, problem) = (self.outcome, self.problem);
+        let bound = if self.capacity == i64::MAX {
+            String::new()
+        } else {
+            format!(" {}", self.capacity)
+        };
+        if let (Some(p), false) = (&outcome.pooled, outcome.status == Status::Solved) {
+            if !p.unplaced.is_empty() && self.caught.is_none() {
+                let ids: Vec<&str> = p
+                    .unplaced
+                    .iter()
+                    .take(20)
+                    .map(|&i| problem.buffers()[i].id.as_str())
+                    .collect();
+                let more = p.unplaced.len().saturating_sub(20);
+                let more = if more > 0 {
+                    format!(" and {more} more")
+                } else {
+                    String::new()
+                };
+                let proof = if outcome.status == Status::Infeasible {
+                    "no assignment to pools fits"
+                } else {
+                    "no assignment to pools found (not a proof)"
+                };
+                return Ok(Err(Exit::fail(
+                    2,
+                    format!("{proof}: no pool could take {}{more}", ids.join(", ")),
+                )));
+            }
         }
-        Status::Infeasible if minimizing => {
-            return Ok(Exit::fail(
+        let failure = match outcome.status {
+            Status::Solved => {
+                return outcome
+                    .solution
+                    .clone()
+                    .map(Ok)
+                    .ok_or_else(|| "internal error: solved without a placement".to_string().into())
+            }
+            _ if self.caught.is_some() => {
+                self.interrupted("stopped before any placement was found")
+            }
+            Status::Infeasible if self.a.minimize => Exit::fail(
                 2,
                 format!(
                     "infeasible: no placement fits the upper bound{bound} (the lower bound is {})",
                     outcome.lower_bound
                 ),
-            ))
-        }
-        Status::Infeasible => {
-            let why = match &outcome.conflict {
-                Some(c) => format!("; {}", conflict_words(&problem, c)),
-                None => String::new(),
-            };
-            return Ok(Exit::fail(
-                2,
-                format!("infeasible: no placement fits capacity {capacity}{why}"),
-            ));
-        }
-        Status::NotFound => {
-            return Ok(Exit::fail(
+            ),
+            Status::Infeasible => {
+                let why = match &outcome.conflict {
+                    Some(c) => format!("; {}", conflict_words(problem, c)),
+                    None => String::new(),
+                };
+                Exit::fail(
+                    2,
+                    format!(
+                        "infeasible: no placement fits capacity {}{why}",
+                        self.capacity
+                    ),
+                )
+            }
+            Status::NotFound => Exit::fail(
                 2,
                 format!(
                     "no placement found below capacity{bound} (not a proof: {} pairs of buffers could interleave through gap windows, or a node limit ran out)",
                     outcome.stats.interleaving
                 ),
-            ))
-        }
-        Status::TimedOut => return Ok(Exit::fail(3, "timed out before finding a placement")),
-        Status::Cancelled => return Ok(Exit::fail(3, "cancelled before finding a placement")),
-    };
-    let height = solution.height(&problem);
-    if minimizing && chatty {
-        let how = if outcome.optimal {
-            "proven optimal".to_string()
-        } else {
-            let cut = match (caught, outcome.stopped) {
-                (Some(_), _) => ", stopped by a signal",
-                (None, Some(_)) => ", stopped by the timeout",
-                (None, None) => "",
+            ),
+            Status::TimedOut => Exit::fail(3, "timed out before finding a placement"),
+            Status::Cancelled => Exit::fail(3, "cancelled before finding a placement"),
+        };
+        Ok(Err(failure))
+    }
+
+    /// The line that says what was placed, how high, and from where.
+    fn summary(&self, height: i64) -> String {
+        let (outcome, problem, capacity) = (self.outcome, self.problem, self.capacity);
+        let source = describe(outcome.source);
+        if self.a.minimize {
+            let how = if outcome.optimal {
+                "proven optimal".to_string()
+            } else {
+                let cut = match (self.caught, outcome.stopped) {
+                    (Some(_), _) => ", stopped by a signal",
+                    (None, Some(_)) => ", stopped by the timeout",
+                    (None, None) => "",
+                };
+                format!("lower bound {}{cut}", outcome.lower_bound)
             };
-            format!("lower bound {}{cut}", outcome.lower_bound)
-        };
-        say(&format!(
-            "minimalloc: height {height} ({how}); max load {load}; from {}",
-            describe(outcome.source)
-        ));
-    } else if let (Some(p), true) = (outcome.penalty, chatty) {
-        let how = match outcome.optimal {
-            true => "proven optimal".to_string(),
-            false => format!("lower bound {}", p.lower_bound),
-        };
-        say(&format!(
-            "minimalloc: {} placed below capacity {capacity}: penalty {} ({how}); height {height}; from {}",
-            buffers(problem.len()),
-            p.cost,
-            describe(outcome.source)
-        ));
-    } else if chatty {
+            return format!(
+                "minimalloc: height {height} ({how}); max load {}; from {source}",
+                self.max_load
+            );
+        }
+        if let Some(p) = outcome.penalty {
+            let how = match outcome.optimal {
+                true => "proven optimal".to_string(),
+                false => format!("lower bound {}", p.lower_bound),
+            };
+            return format!(
+                "minimalloc: {} placed below capacity {capacity}: penalty {} ({how}); height {height}; from {source}",
+                buffers(problem.len()),
+                p.cost,
+            );
+        }
         // After the reference's bare time line, what it was about.
         let (place, figures) = match &outcome.pooled {
             Some(p) => {
@@ -318,64 +404,66 @@ fn place(a: Place) -> Result<Exit, Exit> {
             }
             None => (
                 format!("below capacity {capacity}"),
-                format!("height {height}; max load {load}"),
+                format!("height {height}; max load {}", self.max_load),
             ),
         };
-        say(&format!(
-            "minimalloc: {} placed {place}: {figures}; from {}",
+        format!(
+            "minimalloc: {} placed {place}: {figures}; from {source}",
             buffers(problem.len()),
-            describe(outcome.source)
-        ));
+        )
     }
-    if let Some(Err(e)) = checked {
-        return Err(format!("internal error: the placement is invalid: {e}").into());
-    }
-    let addresses = solution
-        .addresses(&problem, a.base)
-        .map_err(|e| format!("--base: {e}"))?;
-    if let Some(picture) = picture {
-        let drawing = match &outcome.pooled {
-            Some(p) => pool_panels(&problem, &solution.offsets, p, &title),
-            None => svg::render(
-                &problem,
-                &solution.offsets,
-                &svg::Marks {
-                    capacity: (capacity != i64::MAX).then_some(capacity),
-                    max_load: load,
-                    title,
-                },
-            ),
-        };
-        picture.write(drawing.as_bytes())?;
-    }
-    let csv_text = match &outcome.pooled {
-        Some(p) => {
-            let names: Vec<&str> = p
-                .pool_of
-                .iter()
-                .map(|&q| {
-                    problem
-                        .pools()
-                        .get(q as usize)
-                        .map_or("", |pool| pool.name.as_str())
-                })
-                .collect();
-            table.write_with(&addresses, Some(("pool", &names)))
+
+    /// Writes the placement: the CSV (with each buffer's pool when pooled),
+    /// the SVG picture if asked for, the LaTeX picture if asked for.
+    fn write(
+        &self,
+        solution: &minimalloc::Solution,
+        table: &csv::Table,
+        output: Sink,
+        picture: Option<Sink>,
+    ) -> Result<(), Exit> {
+        let (problem, outcome) = (self.problem, self.outcome);
+        let addresses = solution
+            .addresses(problem, self.a.base)
+            .map_err(|e| format!("--base: {e}"))?;
+        let frame = (self.capacity != i64::MAX).then_some(self.capacity);
+        if let Some(picture) = picture {
+            let drawing = match &outcome.pooled {
+                Some(p) => pool_panels(problem, &solution.offsets, p, &self.title),
+                None => svg::render(
+                    problem,
+                    &solution.offsets,
+                    &svg::Marks {
+                        capacity: frame,
+                        max_load: self.max_load,
+                        title: self.title.clone(),
+                    },
+                ),
+            };
+            picture.write(drawing.as_bytes())?;
         }
-        None => table.write(&addresses),
-    };
-    output.write(csv_text.as_bytes())?;
-    if a.print_solution {
-        let frame = (capacity != i64::MAX).then_some(capacity);
-        write_stdout(latex_picture(&problem, &solution.offsets, frame).as_bytes())?;
+        let csv_text = match &outcome.pooled {
+            Some(p) => {
+                let names: Vec<&str> = p
+                    .pool_of
+                    .iter()
+                    .map(|&q| {
+                        problem
+                            .pools()
+                            .get(q as usize)
+                            .map_or("", |pool| pool.name.as_str())
+                    })
+                    .collect();
+                table.write_with(&addresses, Some(("pool", &names)))
+            }
+            None => table.write(&addresses),
+        };
+        output.write(csv_text.as_bytes())?;
+        if self.a.print_solution {
+            write_stdout(latex_picture(problem, &solution.offsets, frame).as_bytes())?;
+        }
+        Ok(())
     }
-    if caught.is_some() {
-        return Ok(interrupted(&format!(
-            "wrote the best placement found (height {height}, lower bound {})",
-            outcome.lower_bound
-        )));
-    }
-    Ok(Exit::ok())
 }
 
 /// "buffers b1, b3 and b5 cannot fit together" (the first 20 ids), or
