@@ -26,7 +26,7 @@ use alloc::vec::Vec;
 
 use super::conflicts::Graph;
 use super::failed::Failed;
-use super::search::{self, End};
+use super::search::{self, End, Limits, OnGraph};
 use super::walk::{Walk, Walked};
 use crate::base::math::align_up;
 use crate::deadline::{Poll, Stop};
@@ -89,11 +89,13 @@ impl Grow {
     /// its work, in the units the walk's turns are given.
     pub(crate) fn run(
         &mut self,
-        (problem, graph): (&Problem, &Graph),
+        on: OnGraph<'_>,
         capacity: i64,
-        (limit, seed): (u64, u64),
+        limits: Limits,
         poll: &mut Poll<'_>,
     ) -> (Grown, u64) {
+        let OnGraph { problem, graph } = on;
+        let (limit, seed) = (limits.nodes.unwrap_or(u64::MAX), limits.seed);
         let n = problem.len();
         let whole = graph.node_weight();
         let budget = limit.saturating_mul(whole);
@@ -123,13 +125,15 @@ impl Grow {
             let (_, _, part, part_graph, failed) = self.made.insert(made);
             let weight = part_graph.node_weight();
             let nodes = budget.saturating_sub(spent) / weight;
-            let searched = search::search(
-                (part, part_graph),
-                capacity,
-                (Some(nodes.max(1)), seed),
-                failed,
-                poll,
-            );
+            let on_part = OnGraph {
+                problem: part,
+                graph: part_graph,
+            };
+            let limits = Limits {
+                nodes: Some(nodes.max(1)),
+                seed,
+            };
+            let searched = search::search(on_part, capacity, limits, failed, poll);
             spent += searched.nodes.saturating_mul(weight);
             let placed = match searched.end {
                 End::Found(offsets) => offsets,
@@ -248,12 +252,15 @@ mod tests {
             let capacity = problem.capacity() - i64::from(i % 2 == 1) * rng.below(0, 8);
             let mut grow = Grow::new(&problem, &graph);
             let mut poll = Poll::new(&deadline, 1 << 16);
-            let (grown, _) = grow.run(
-                (&problem, &graph),
-                capacity,
-                (u64::MAX, i as u64),
-                &mut poll,
-            );
+            let on = OnGraph {
+                problem: &problem,
+                graph: &graph,
+            };
+            let limits = Limits {
+                nodes: None,
+                seed: i as u64,
+            };
+            let (grown, _) = grow.run(on, capacity, limits, &mut poll);
             let sweep = || {
                 let aimed = problem.with_capacity(capacity).expect("capacity");
                 solve(&aimed, capacity, &Params::default(), &deadline).0
@@ -305,14 +312,20 @@ mod tests {
                 .sum();
             let mut poll = Poll::new(&deadline, 1 << 16);
             let mut grow = Grow::new(&lowered, &graph);
-            let (grown, _) = grow.run((&lowered, &graph), capacity, (100_000, 0), &mut poll);
+            let on = OnGraph {
+                problem: &lowered,
+                graph: &graph,
+            };
+            let limits = Limits {
+                nodes: Some(100_000),
+                seed: 0,
+            };
+            let (grown, _) = grow.run(on, capacity, limits, &mut poll);
             if let Grown::Found(offsets) = &grown {
                 assert!(fits(&lowered, offsets, capacity), "kernel {seed}");
             }
-            let limits = (Some(100_000), 0);
             let mut failed = Failed::new();
-            let whole =
-                search::search((&lowered, &graph), capacity, limits, &mut failed, &mut poll);
+            let whole = search::search(on, capacity, limits, &mut failed, &mut poll);
             match (&grown, &whole.end) {
                 (Grown::Found(_), End::Infeasible) | (Grown::Infeasible, End::Found(_)) => {
                     panic!("kernel {seed}: the part and the whole disagree")

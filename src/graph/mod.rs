@@ -24,6 +24,7 @@ use crate::deadline::{Deadline, Poll};
 use crate::exact::sweep::Sweep;
 use crate::exact::{self, rounds, Params, Recent, Rotation, Runs, Stats, Verdict};
 use crate::model::problem::Problem;
+use search::{Limits, OnGraph};
 use turns::{Turn, Turns, KINDS};
 
 /// What calls of the exact search on one problem keep for the calls
@@ -86,12 +87,7 @@ pub(crate) fn solve_remembering(
                     .unwrap_or_else(|| Turns::new(problem, capacity)),
             };
             let (verdict, turns) = both_searches(
-                (problem, &sweep),
-                capacity,
-                params,
-                kept,
-                &mut poll,
-                &mut stats,
+                problem, &sweep, capacity, params, kept, &mut poll, &mut stats,
             );
             if let Some(turns) = turns {
                 memo.turns.put(capacity, turns);
@@ -122,7 +118,8 @@ pub(crate) fn solve_remembering(
 /// sweep's `positions`); where they stand is returned to be kept when
 /// the call ends unanswered.
 fn both_searches(
-    (problem, sweep): (&Problem, &Sweep),
+    problem: &Problem,
+    sweep: &Sweep,
     capacity: i64,
     params: &Params,
     kept: Kept<'_>,
@@ -176,7 +173,12 @@ fn both_searches(
                     }
                 }
                 Turn::Grow => {
-                    let (grown, used) = grow.run((problem, graph), capacity, (limit, *seed), poll);
+                    let on = OnGraph { problem, graph };
+                    let limits = Limits {
+                        nodes: Some(limit),
+                        seed: *seed,
+                    };
+                    let (grown, used) = grow.run(on, capacity, limits, poll);
                     stats.nodes = used;
                     match grown {
                         grow::Grown::Found(offsets) => Verdict::Solved(offsets),
@@ -186,13 +188,12 @@ fn both_searches(
                     }
                 }
                 Turn::Graph => {
-                    let searched = search::search(
-                        (problem, graph),
-                        capacity,
-                        (Some(limit), *seed),
-                        failed,
-                        poll,
-                    );
+                    let on = OnGraph { problem, graph };
+                    let limits = Limits {
+                        nodes: Some(limit),
+                        seed: *seed,
+                    };
+                    let searched = search::search(on, capacity, limits, failed, poll);
                     *seed += 1;
                     stats.nodes = searched.nodes;
                     stats.backtracks = searched.backtracks;

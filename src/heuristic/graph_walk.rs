@@ -63,6 +63,17 @@ pub(crate) struct GraphWalk {
     pinned: [bool; 2],
 }
 
+/// What one call of [`GraphWalk::run`] aims at: `work` (the poll's
+/// units) towards `target`, reporting only placements lower than `best`;
+/// `halving`: minimising (see the module).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Aim {
+    pub(crate) work: u64,
+    pub(crate) target: i64,
+    pub(crate) best: i64,
+    pub(crate) halving: bool,
+}
+
 impl GraphWalk {
     /// The walks of `problem` aimed at `target`, if the graph search
     /// applies to it.
@@ -122,14 +133,19 @@ impl GraphWalk {
         self.graph.node_weight()
     }
 
-    /// Walks and searches for `work` (the poll's units) towards `target`
-    /// (`halving`: minimising, see the module); returns a placement lower
-    /// than `best` if one is found, with its height.
+    /// Walks and searches as `aim` says; returns a placement lower than
+    /// its `best` if one is found, with its height.
     pub(crate) fn run(
         &mut self,
-        (work, target, best, halving): (u64, i64, i64, bool),
+        aim: Aim,
         poll: &mut Poll<'_>,
     ) -> Result<Option<(Vec<i64>, i64)>, Stop> {
+        let Aim {
+            work,
+            target,
+            best,
+            halving,
+        } = aim;
         for walk in &mut self.walks {
             if target != walk.capacity {
                 walk.retarget(&self.graph, target);
@@ -205,23 +221,28 @@ mod tests {
     use crate::exact::testing::{fits, gapped, planted};
     use crate::gen::{kernel_problem, Family, Spec};
 
-    /// Walks `problem` aimed at `target` with `work` in all, as a lane
+    /// Walks `problem` as `aim` says with its work in all, as a lane
     /// does (again after each placement reported, until the work is
-    /// spent; `halving`: minimising); returns the lowest height reported
-    /// (`start` if none), each report checked to be valid and lower than
-    /// the one before.
-    fn lowest(
-        problem: &Problem,
-        walk: &mut GraphWalk,
-        (target, start, work, halving): (i64, i64, u64, bool),
-    ) -> i64 {
+    /// spent); returns the lowest height reported (the aim's `best` if
+    /// none), each report checked to be valid and lower than the one
+    /// before.
+    fn lowest(problem: &Problem, walk: &mut GraphWalk, aim: Aim) -> i64 {
         let deadline = Deadline::new(None, None, None);
         let mut poll = Poll::new(&deadline, 1 << 16);
-        let (mut best, mut left) = (start, work);
+        let (target, halving) = (aim.target, aim.halving);
+        let (mut best, mut left) = (aim.best, aim.work);
         while left > 0 && best > target {
             let before = poll.used();
             let found = walk
-                .run((left, target, best, halving), &mut poll)
+                .run(
+                    Aim {
+                        work: left,
+                        target,
+                        best,
+                        halving,
+                    },
+                    &mut poll,
+                )
                 .expect("no deadline");
             left = left.saturating_sub(poll.used() - before);
             let Some((offsets, height)) = found else {
@@ -289,7 +310,13 @@ mod tests {
             };
             let start = all.walks[0].height;
             let work = if i < 150 { 8 * PIECE } else { 128 * PIECE };
-            let run = (target, start, 4 * work + 4 * PIECE, halving);
+            let aim = |work: u64, halving: bool| Aim {
+                work,
+                target,
+                best: start,
+                halving,
+            };
+            let run = aim(4 * work + 4 * PIECE, halving);
             let together = lowest(&problem, &mut all, run);
             // Shared fairly: none was more than a piece and a step (well
             // below a piece here) behind its share.
@@ -303,7 +330,7 @@ mod tests {
             let mut alone_at = [0i64; 2];
             for (k, at) in alone_at.iter_mut().enumerate() {
                 let mut alone = only(&problem, target, seed, k);
-                let one = lowest(&problem, &mut alone, (target, start, work, halving));
+                let one = lowest(&problem, &mut alone, aim(work, halving));
                 assert!(
                     together <= one,
                     "instance {i}: together {together}, walk {k} alone {one}"
@@ -313,7 +340,7 @@ mod tests {
             }
             if !halving {
                 let mut alone = only(&problem, target, seed, 2);
-                let one = lowest(&problem, &mut alone, (target, start, 2 * work, false));
+                let one = lowest(&problem, &mut alone, aim(2 * work, false));
                 assert!(
                     together <= one,
                     "instance {i}: together {together}, offsets alone {one}"

@@ -42,7 +42,7 @@ mod strategy;
 mod tabu;
 
 #[cfg(feature = "constraints")]
-pub(crate) use graph_walk::GraphWalk;
+pub(crate) use graph_walk::{Aim, GraphWalk};
 pub(crate) use layout::{stack, Layout};
 pub(crate) use repair::Repair;
 pub use restarts::{default_count, Best};
