@@ -111,7 +111,7 @@ pub(crate) fn solve_remembering(
 /// placement the walk finds does; together they take at most about eight
 /// times the nodes the best needs. Within `params.node_limit` in all. The
 /// parts go first, then the whole graph, before the sweep: on the kernels
-/// bench that order proved the most (docs/MEASUREMENTS.md); what the sweep
+/// bench that order proved the most (docs/MEASUREMENTS.md in git history); what the sweep
 /// settles in a few hundred nodes (larger, sparser kernels) waits 2,048
 /// nodes of the others. The turns go on
 /// from where the last call at this capacity left them (`turns`, and the
