@@ -7,7 +7,7 @@ use core::sync::atomic::Ordering;
 use super::board::{Board, Incumbent};
 use super::work::{Goal, Work, EXACT_NODES, UNIT_MIN, UNIT_PER_BUFFER};
 use crate::deadline::{Deadline, Poll, Stop};
-use crate::heuristic::{self, Aim, Layout, Repair, Variant};
+use crate::heuristic::{self, Layout, Repair, Variant};
 use crate::model::problem::Problem;
 use crate::plan::options::Source;
 
@@ -506,7 +506,7 @@ impl Lane<'_, '_> {
         let mut ended = Ok(());
         while let Some(walk) = slot.as_mut().filter(|_| *credit > 0 && best > target) {
             let before = poll.used();
-            let aim = Aim {
+            let aim = heuristic::Aim {
                 work: *credit as u64,
                 target,
                 best,
