@@ -68,6 +68,20 @@ impl minimalloc_solution {
     }
 }
 
+/// A getter's body: `read` of the solution, or `null` for a NULL one (and
+/// for a caught panic, which reading a field cannot raise).
+///
+/// # Safety
+/// `solution` is NULL or a live handle.
+unsafe fn get<T: Copy>(
+    solution: *const minimalloc_solution,
+    null: T,
+    read: impl FnOnce(&minimalloc_solution) -> T,
+) -> T {
+    // Safety: NULL or a live handle, by contract.
+    super::guard(null, || unsafe { solution.as_ref() }.map_or(null, read))
+}
+
 /// The status of the solve that made `solution`: `MINIMALLOC_STATUS_OK`
 /// when every buffer is placed (within the capacity, or as low as it got
 /// when minimising), else why not. `MINIMALLOC_STATUS_NULL_POINTER` for NULL.
@@ -78,10 +92,8 @@ impl minimalloc_solution {
 pub unsafe extern "C" fn minimalloc_solution_status(
     solution: *const minimalloc_solution,
 ) -> minimalloc_status {
-    // Safety: NULL or a live handle, by contract.
-    ffi_guard!(or minimalloc_status::Internal => {
-        unsafe { solution.as_ref() }.map_or(minimalloc_status::NullPointer, |s| s.status)
-    })
+    // Safety: as the caller passed it.
+    unsafe { get(solution, minimalloc_status::NullPointer, |s| s.status) }
 }
 
 /// Why the solve did not place every buffer (which buffer, which field,
@@ -94,10 +106,8 @@ pub unsafe extern "C" fn minimalloc_solution_status(
 pub unsafe extern "C" fn minimalloc_solution_error(
     solution: *const minimalloc_solution,
 ) -> *const c_char {
-    // Safety: NULL or a live handle, by contract.
-    ffi_guard!(or c"".as_ptr() => {
-        unsafe { solution.as_ref() }.map_or(c"null pointer".as_ptr(), |s| s.error.as_ptr())
-    })
+    // Safety: as the caller passed it.
+    unsafe { get(solution, c"null pointer".as_ptr(), |s| s.error.as_ptr()) }
 }
 
 /// Whether the solve ran to its end (`MINIMALLOC_STATUS_OK`) or what cut
@@ -111,10 +121,8 @@ pub unsafe extern "C" fn minimalloc_solution_error(
 pub unsafe extern "C" fn minimalloc_solution_stopped(
     solution: *const minimalloc_solution,
 ) -> minimalloc_status {
-    // Safety: NULL or a live handle, by contract.
-    ffi_guard!(or minimalloc_status::Internal => {
-        unsafe { solution.as_ref() }.map_or(minimalloc_status::NullPointer, |s| s.stopped)
-    })
+    // Safety: as the caller passed it.
+    unsafe { get(solution, minimalloc_status::NullPointer, |s| s.stopped) }
 }
 
 /// Number of offsets: the problem's buffer count when they were placed, 0
@@ -124,10 +132,8 @@ pub unsafe extern "C" fn minimalloc_solution_stopped(
 /// `solution` is NULL or a live handle.
 #[no_mangle]
 pub unsafe extern "C" fn minimalloc_solution_len(solution: *const minimalloc_solution) -> usize {
-    // Safety: NULL or a live handle, by contract.
-    ffi_guard!(or 0 => {
-        unsafe { solution.as_ref() }.map_or(0, |s| s.offsets.as_ref().map_or(0, Vec::len))
-    })
+    // Safety: as the caller passed it.
+    unsafe { get(solution, 0, |s| s.offsets.as_ref().map_or(0, Vec::len)) }
 }
 
 /// Copies the offsets into `out_offsets`, which holds `len` elements. When
@@ -171,10 +177,8 @@ pub unsafe extern "C" fn minimalloc_solution_offsets(
 /// `solution` is NULL or a live handle.
 #[no_mangle]
 pub unsafe extern "C" fn minimalloc_solution_height(solution: *const minimalloc_solution) -> i64 {
-    // Safety: NULL or a live handle, by contract.
-    ffi_guard!(or -1 => {
-        unsafe { solution.as_ref() }.map_or(-1, |s| s.height)
-    })
+    // Safety: as the caller passed it.
+    unsafe { get(solution, -1, |s| s.height) }
 }
 
 /// A proven lower bound on the height of any placement: at least the max
@@ -188,10 +192,8 @@ pub unsafe extern "C" fn minimalloc_solution_height(solution: *const minimalloc_
 pub unsafe extern "C" fn minimalloc_solution_lower_bound(
     solution: *const minimalloc_solution,
 ) -> i64 {
-    // Safety: NULL or a live handle, by contract.
-    ffi_guard!(or -1 => {
-        unsafe { solution.as_ref() }.map_or(-1, |s| s.lower_bound)
-    })
+    // Safety: as the caller passed it.
+    unsafe { get(solution, -1, |s| s.lower_bound) }
 }
 
 /// 1 when the placement's height equals the proven lower bound (no lower
@@ -204,10 +206,8 @@ pub unsafe extern "C" fn minimalloc_solution_lower_bound(
 pub unsafe extern "C" fn minimalloc_solution_optimal(
     solution: *const minimalloc_solution,
 ) -> c_int {
-    // Safety: NULL or a live handle, by contract.
-    ffi_guard!(or 0 => {
-        unsafe { solution.as_ref() }.map_or(0, |s| c_int::from(s.optimal))
-    })
+    // Safety: as the caller passed it.
+    unsafe { get(solution, 0, |s| c_int::from(s.optimal)) }
 }
 
 /// Search nodes the exact search visited (0 for NULL).
@@ -216,10 +216,8 @@ pub unsafe extern "C" fn minimalloc_solution_optimal(
 /// `solution` is NULL or a live handle.
 #[no_mangle]
 pub unsafe extern "C" fn minimalloc_solution_nodes(solution: *const minimalloc_solution) -> u64 {
-    // Safety: NULL or a live handle, by contract.
-    ffi_guard!(or 0 => {
-        unsafe { solution.as_ref() }.map_or(0, |s| s.nodes)
-    })
+    // Safety: as the caller passed it.
+    unsafe { get(solution, 0, |s| s.nodes) }
 }
 
 /// Wall time of the solve in microseconds (0 for NULL, or without a clock).
@@ -230,10 +228,8 @@ pub unsafe extern "C" fn minimalloc_solution_nodes(solution: *const minimalloc_s
 pub unsafe extern "C" fn minimalloc_solution_elapsed_us(
     solution: *const minimalloc_solution,
 ) -> u64 {
-    // Safety: NULL or a live handle, by contract.
-    ffi_guard!(or 0 => {
-        unsafe { solution.as_ref() }.map_or(0, |s| s.elapsed_ns / 1000)
-    })
+    // Safety: as the caller passed it.
+    unsafe { get(solution, 0, |s| s.elapsed_ns / 1000) }
 }
 
 /// Releases a solution. NULL is a no-op.
