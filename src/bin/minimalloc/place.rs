@@ -174,10 +174,7 @@ fn place(a: Place) -> Result<Exit, Exit> {
         let mut err = std::io::stderr().lock();
         let _ = std::io::Write::write_all(&mut err, figures.text().as_bytes());
     }
-    let solution = match run.placement()? {
-        Ok(solution) => solution,
-        Err(failure) => return Ok(failure),
-    };
+    let solution = run.placement()?;
     if chatty {
         say(&run.summary(solution.height(&problem)));
     }
@@ -281,7 +278,7 @@ impl Run<'_> {
     }
 
     /// The placement, or the exit that says why there is none.
-    fn placement(&self) -> Result<Result<minimalloc::Solution, Exit>, Exit> {
+    fn placement(&self) -> Result<minimalloc::Solution, Exit> {
         let (outcome, problem) = (self.outcome, self.problem);
         let bound = if self.capacity == i64::MAX {
             String::new()
@@ -307,10 +304,10 @@ impl Run<'_> {
                 } else {
                     "no assignment to pools found (not a proof)"
                 };
-                return Ok(Err(Exit::fail(
+                return Err(Exit::fail(
                     2,
                     format!("{proof}: no pool could take {}{more}", ids.join(", ")),
-                )));
+                ));
             }
         }
         let failure = match outcome.status {
@@ -318,7 +315,6 @@ impl Run<'_> {
                 return outcome
                     .solution
                     .clone()
-                    .map(Ok)
                     .ok_or_else(|| "internal error: solved without a placement".to_string().into())
             }
             _ if self.caught.is_some() => {
@@ -354,7 +350,7 @@ impl Run<'_> {
             Status::TimedOut => Exit::fail(3, "timed out before finding a placement"),
             Status::Cancelled => Exit::fail(3, "cancelled before finding a placement"),
         };
-        Ok(Err(failure))
+        Err(failure)
     }
 
     /// The line that says what was placed, how high, and from where.
