@@ -589,15 +589,16 @@ fn help_and_man_list_every_column() {
 fn negative_values_one_prefix_and_one_buffer() {
     let path = temp("one-buffer.csv");
     std::fs::write(&path, "id,lower,upper,size\nb0,0,2,4\n").unwrap();
-    let input = path.display().to_string();
-    for args in [["--capacity", "-5"], ["--capacity=-5", "--threads=0"]] {
-        let o = bin()
-            .args(args)
-            .arg(format!("--input={input}"))
-            .output()
-            .unwrap();
+    let input = format!("--input={}", path.display());
+    // The exit code and standard error of the command with `args`.
+    let run = |args: &[&str]| {
+        let o = bin().args(args).arg(&input).output().unwrap();
         let err = String::from_utf8_lossy(&o.stderr).into_owned();
-        assert_eq!(o.status.code(), Some(1), "{err}");
+        (o.status.code(), err)
+    };
+    for args in [["--capacity", "-5"], ["--capacity=-5", "--threads=0"]] {
+        let (code, err) = run(&args);
+        assert_eq!(code, Some(1), "{err}");
         assert!(
             err.starts_with(
                 "minimalloc: invalid value '-5' for '--capacity <N>': must be at least 1, got -5"
@@ -605,34 +606,19 @@ fn negative_values_one_prefix_and_one_buffer() {
             "{err}"
         );
     }
-    let o = bin()
-        .args(["--threads", "-1", "--capacity=8"])
-        .arg(format!("--input={input}"))
-        .output()
-        .unwrap();
-    let err = String::from_utf8_lossy(&o.stderr).into_owned();
+    let (_, err) = run(&["--threads", "-1", "--capacity=8"]);
     assert!(
         err.starts_with("minimalloc: invalid value '-1' for '--threads <N>'"),
         "{err}"
     );
-    let o = bin()
-        .args(["--bogus"])
-        .arg(format!("--input={input}"))
-        .output()
-        .unwrap();
-    let err = String::from_utf8_lossy(&o.stderr).into_owned();
-    assert_eq!(o.status.code(), Some(1), "{err}");
+    let (code, err) = run(&["--bogus"]);
+    assert_eq!(code, Some(1), "{err}");
     assert!(
         err.starts_with("minimalloc: unexpected argument '--bogus'"),
         "{err}"
     );
     assert!(!err.contains("error:"), "{err}");
-    let o = bin()
-        .args(["--capacity=8", "--output=-"])
-        .arg(format!("--input={input}"))
-        .output()
-        .unwrap();
-    let err = String::from_utf8_lossy(&o.stderr).into_owned();
+    let (_, err) = run(&["--capacity=8", "--output=-"]);
     assert!(
         err.contains("minimalloc: 1 buffer placed below capacity 8"),
         "{err}"
