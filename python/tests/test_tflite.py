@@ -1,0 +1,153 @@
+"""minimalloc.tflite against TFLite Micro's own runtime: every committed
+model planned, then run planned and unplanned in TFLM's C++ interpreter
+(tflite-micro from PyPI, the package's `tflite` extra, which the test
+command installs: these tests do not skip)."""
+
+from __future__ import annotations
+
+import pathlib
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from conftest import check_placement
+
+from minimalloc import tflite
+from tflite_micro.python.tflite_micro import runtime
+
+MODELS = sorted((pathlib.Path(__file__).parent / "tflite_models").glob("*.tflite"))
+
+
+def offline_plan(data: bytes) -> list:
+    """The OfflineMemoryAllocation entries of `data` (each a list of ints)."""
+    m = tflite._model(data)
+    plans = []
+    for entry in m.metadata or []:
+        name = entry.name.decode() if isinstance(entry.name, bytes) else entry.name
+        if name == tflite.OFFLINE_PLAN:
+            words = np.frombuffer(bytes(m.buffers[entry.buffer].data), dtype="<i4")
+            plans.append([int(w) for w in words])
+    return plans
+
+
+def run(data: bytes, arena: int, inputs: list) -> list:
+    it = runtime.Interpreter.from_bytes(data, arena_size=arena)
+    outs = []
+    for x in inputs:
+        it.set_input(x, 0)
+        it.invoke()
+        outs.append(it.get_output(0).copy())
+        it.reset()
+    return outs
+
+
+def random_inputs(data: bytes, count: int, seed: int) -> list:
+    it = runtime.Interpreter.from_bytes(data, arena_size=1 << 22)
+    d = it.get_input_details(0)
+    rng = np.random.default_rng(seed)
+    dtype = np.dtype(d["dtype"])
+    xs = []
+    for _ in range(count):
+        if dtype.kind == "f":
+            xs.append(rng.normal(size=d["shape"]).astype(dtype))
+        else:
+            info = np.iinfo(dtype)
+            xs.append(rng.integers(info.min, info.max, size=d["shape"], endpoint=True).astype(dtype))
+    return xs
+
+
+def test_the_models_are_there():
+    assert len(MODELS) >= 5, MODELS
+
+
+@pytest.mark.parametrize("path", MODELS, ids=lambda p: p.stem)
+def test_a_planned_model_runs_in_tflm_with_identical_outputs_and_no_larger_arena(path):
+    data = path.read_bytes()
+    planned, report = tflite.plan_model_with_report(data, timeout=1.0, seed=1)
+    # The plan is there, once, one offset per tensor of every subgraph.
+    plans = offline_plan(planned)
+    assert len(plans) == 1
+    words = plans[0]
+    assert words[2] == report.tensors == len(words) - 3
+    # The plan's tensors, with TFLM's lifetimes, never share bytes while
+    # both are alive, and sit at multiples of 16.
+    model = tflite._model(data)
+    tensors, total = tflite.head_tensors(model)
+    starts = np.cumsum([0] + [len(g.tensors) for g in model.subgraphs])
+    offsets = [words[3 + starts[t.subgraph] + t.index] for t in tensors]
+    if report.kept == "minimalloc":
+        height = check_placement(
+            [t.first for t in tensors], [t.last + 1 for t in tensors], [t.size for t in tensors], offsets,
+            alignment=[16] * len(tensors),
+        )
+        assert height == report.minimalloc_head
+    else:
+        assert all(o == -1 for o in words[3:])
+    assert report.minimalloc_head >= report.max_load
+    # TFLM runs both and agrees, output for output.
+    arena_plain = tflite.smallest_arena(data)
+    arena_planned = tflite.smallest_arena(planned)
+    assert arena_planned <= arena_plain, (arena_planned, arena_plain)
+    assert report.greedy_arena == arena_plain
+    inputs = random_inputs(data, 3, seed=len(data))
+    want = run(data, arena_plain, inputs)
+    got = run(planned, arena_planned, inputs)
+    for w, g in zip(want, got):
+        np.testing.assert_array_equal(w, g)
+
+
+@pytest.mark.parametrize("path", MODELS[:2], ids=lambda p: p.stem)
+def test_a_plan_is_replaced_not_added(path):
+    once = tflite.plan_model(path.read_bytes(), timeout=0.2)
+    twice = tflite.plan_model(once, timeout=0.2)
+    assert len(offline_plan(twice)) == 1
+    assert offline_plan(twice) == offline_plan(once)
+    assert bytes(twice[4:8]) == b"TFL3"
+
+
+def test_constant_data_stays_16_byte_aligned_in_the_file():
+    data = MODELS[0].read_bytes()
+    planned = tflite.plan_model(data, timeout=0.2)
+    m = tflite._schema.Model.GetRootAs(planned, 0)
+    for i in range(m.BuffersLength()):
+        b = m.Buffers(i)
+        if b.DataLength() > 0:
+            start = b._tab.Vector(b._tab.Offset(4))
+            assert start % 16 == 0, (i, start)
+
+
+def test_lifetimes_follow_tflm_into_called_subgraphs():
+    # A WHILE's subgraphs are counted inside the operator that runs them:
+    # a tensor the WHILE reads lives past every count of its body.
+    data = next(p for p in MODELS if p.stem == "while_loop").read_bytes()
+    model = tflite._model(data)
+    tensors, _ = tflite.head_tensors(model)
+    by_graph = {s: [t for t in tensors if t.subgraph == s] for s in range(len(model.subgraphs))}
+    assert by_graph[1] and by_graph[2]
+    inner_last = max(t.last for s in (1, 2) for t in by_graph[s])
+    while_inputs = [t for t in by_graph[0] if t.last >= inner_last]
+    assert while_inputs, "no tensor of the main graph outlives the loop's subgraphs"
+
+
+def test_not_a_model_is_a_clear_error():
+    with pytest.raises(ValueError, match="not a TFLite flatbuffer"):
+        tflite.plan_model(b"definitely not a model")
+
+
+def test_the_command_line_plans_and_reports(tmp_path):
+    src = MODELS[0]
+    out = tmp_path / "planned.tflite"
+    r = subprocess.run(
+        [sys.executable, "-m", "minimalloc.tflite", str(src), str(out), "--timeout", "0.5"],
+        capture_output=True, text=True, check=True,
+    )
+    assert "head bytes: TFLM greedy" in r.stdout
+    assert "smallest arena in TFLM" in r.stdout
+    assert len(offline_plan(out.read_bytes())) == 1
+    bad = subprocess.run(
+        [sys.executable, "-m", "minimalloc.tflite", str(tmp_path / "missing.tflite"), str(out)],
+        capture_output=True, text=True,
+    )
+    assert bad.returncode == 1 and "minimalloc.tflite:" in bad.stderr and "Traceback" not in bad.stderr
