@@ -151,3 +151,13 @@ def test_the_command_line_plans_and_reports(tmp_path):
         capture_output=True, text=True,
     )
     assert bad.returncode == 1 and "minimalloc.tflite:" in bad.stderr and "Traceback" not in bad.stderr
+
+
+def test_a_model_tflm_cannot_start_keeps_the_computed_comparison(monkeypatch):
+    def refuse(model, **kwargs):
+        raise RuntimeError("TFLM cannot start the model")
+
+    monkeypatch.setattr(tflite, "smallest_arena", refuse)
+    planned, report = tflite.plan_model_with_report(MODELS[0].read_bytes(), timeout=0.2)
+    assert report.greedy_arena is None and report.minimalloc_arena is None
+    assert report.kept == "minimalloc" and len(offline_plan(planned)) == 1

@@ -400,10 +400,17 @@ def plan_model_with_report(
         report.kept = "greedy"
     if measure:
         # Scratch buffers, which TFLM fits around a plan, are known only
-        # to its kernels: the arena is measured with both plans.
-        report.minimalloc_arena = smallest_arena(planned)
-        report.greedy_arena = smallest_arena(_with_plan(_model(model), [_ONLINE] * total))
-        report.kept = "greedy" if report.greedy_arena < report.minimalloc_arena else "minimalloc"
+        # to its kernels: the arena is measured with both plans. A model
+        # this build of TFLM cannot start (an op it lacks) keeps the
+        # comparison of the computed heads.
+        try:
+            greedy_arena = smallest_arena(_with_plan(_model(model), [_ONLINE] * total))
+        except RuntimeError:
+            greedy_arena = None
+        if greedy_arena is not None:
+            report.greedy_arena = greedy_arena
+            report.minimalloc_arena = smallest_arena(planned)
+            report.kept = "greedy" if greedy_arena < report.minimalloc_arena else "minimalloc"
     if report.kept == "greedy":
         # A plan of -1s: TFLM plans every tensor itself, as without one.
         planned = _with_plan(_model(model), [_ONLINE] * total)
