@@ -10,9 +10,8 @@ use super::super::occupancy::Occupancy;
 use crate::base::math::{align_down, lcm_within};
 use crate::deadline::{Poll, Stop};
 
-/// Windows up to this many buffers are sometimes placed by the exact
-/// search, with this many nodes: a step must cost about what a
-/// first-fit of the window costs, not more.
+/// Windows up to this many buffers may be placed by the exact search,
+/// with this many nodes (how often: see the repair's `StepKinds`).
 pub(super) const EXACT_WINDOW: usize = 64;
 const EXACT_NODES: u64 = 4_000;
 
@@ -71,7 +70,11 @@ pub(super) fn exact_window(
         ..crate::exact::Params::default()
     };
     let (verdict, stats) = crate::exact::solve(&problem, capacity, &params, poll.deadline());
-    poll.tick(64 * stats.nodes + 16 * problem.len() as u64)?;
+    // A node scans the window and the blocks held around it: charged by
+    // both, so that a step's work follows its time at any size (the
+    // repair shares work between kinds of step by it).
+    let len = problem.len() as u64;
+    poll.tick(2 * stats.nodes * len + 16 * len)?;
     let crate::exact::Verdict::Solved(offsets) = verdict else {
         return Ok(None);
     };

@@ -11,6 +11,10 @@
 //! through an index over time that also knows the highest top of every
 //! subtree (see [`index`]), so a step visits the buffers up there and no
 //! others: at a million buffers a step costs what it costs at a thousand.
+//! Small windows go to the exact search or to first-fit by the work each
+//! kind has taken per window it lowered so far ([`StepKinds`]): on some
+//! families the exact search is what lowers, on others it costs many
+//! first-fit steps for nothing.
 //! The new placement is kept when the window's highest top is no higher
 //! than it was: lower is progress, equal is a move along the plateau that
 //! may open room for the next step. The height therefore never rises.
@@ -54,6 +58,46 @@ pub(crate) struct Repair<'a> {
     scratch: Scratch,
     /// Steps whose window the exact search placed lower.
     pub(crate) by_exact: u64,
+    /// The work each kind of step took and what it gave.
+    kinds: StepKinds,
+}
+
+/// How the repair shares its work between first-fit windows and the
+/// exact search's: each gets a share of the work in proportion to how
+/// often it lowered a window per unit of work so far (with a prior that
+/// lets a kind that has not paid off keep a floor of the work), so that
+/// the cheaper kind per improvement gets more, whatever the family.
+#[derive(Default)]
+struct StepKinds {
+    /// Work spent by first-fit, then exact, steps.
+    spent: [u64; 2],
+    /// Windows each kind lowered.
+    lowered: [u64; 2],
+}
+
+impl StepKinds {
+    /// The exact search's share of the work: between a sixteenth and
+    /// three quarters.
+    fn exact_share(&self) -> f64 {
+        // Prior: one lowering per this much work, for either kind.
+        const PRIOR_WORK: f64 = 1e6;
+        let rate = |k: usize| (self.lowered[k] as f64 + 1.0) / (self.spent[k] as f64 + PRIOR_WORK);
+        let (f, e) = (rate(0), rate(1));
+        (e / (e + f)).clamp(1.0 / 16.0, 0.75)
+    }
+
+    /// Whether the next eligible window goes to the exact search: when
+    /// its work is below its share.
+    fn exact_next(&self) -> bool {
+        let total = (self.spent[0] + self.spent[1]) as f64;
+        (self.spent[1] as f64) <= self.exact_share() * total
+    }
+
+    fn record(&mut self, exact: bool, work: u64, lowered: bool) {
+        let k = usize::from(exact);
+        self.spent[k] += work;
+        self.lowered[k] += u64::from(lowered);
+    }
 }
 
 impl<'a> Repair<'a> {
@@ -80,6 +124,7 @@ impl<'a> Repair<'a> {
             stack: Vec::new(),
             scratch: Scratch::default(),
             by_exact: 0,
+            kinds: StepKinds::default(),
         })
     }
 
@@ -211,7 +256,8 @@ impl<'a> Repair<'a> {
             }
         }
         poll.tick(16 * self.near.len() as u64 + 16)?;
-        let exact = self.window.len() <= EXACT_WINDOW && self.rng.below(0, 4) == 0;
+        let exact = self.window.len() <= EXACT_WINDOW && self.kinds.exact_next();
+        let spent_before = poll.used();
         let new_top = match exact {
             true => match exact_window(
                 (self.layout, &self.window),
@@ -232,6 +278,8 @@ impl<'a> Repair<'a> {
             }
         };
         self.times = time.into_times();
+        self.kinds
+            .record(exact, poll.used() - spent_before, new_top < old_top);
         if new_top > old_top {
             return Ok(false);
         }
@@ -387,6 +435,38 @@ mod tests {
         }
         assert!(lowered > 50, "repair lowered only {lowered} times");
         assert!(by_exact > 10, "the exact search lowered {by_exact} windows");
+    }
+
+    /// The work goes where windows are lowered: the kind that lowers
+    /// more per unit of work gets the larger share, the other keeps at
+    /// least its floor, and the work each kind takes follows its share.
+    #[test]
+    fn step_kinds_share_work_by_what_each_lowers() {
+        for exact_pays in [false, true] {
+            let mut kinds = StepKinds::default();
+            let mut rng = Rng::new(u64::from(exact_pays));
+            for _ in 0..20_000 {
+                let exact = kinds.exact_next();
+                // The kind that pays lowers one window in four, the other
+                // one in forty; both cost the same per step.
+                let odds = if exact == exact_pays { 4 } else { 40 };
+                kinds.record(exact, 1_000, rng.below(0, odds) == 0);
+            }
+            let total = (kinds.spent[0] + kinds.spent[1]) as f64;
+            let exact_work = kinds.spent[1] as f64 / total;
+            let share = kinds.exact_share();
+            assert!((1.0 / 16.0..=0.75).contains(&share));
+            assert!(
+                (exact_work - share).abs() < 0.02,
+                "{exact_work} against {share}"
+            );
+            if exact_pays {
+                assert!(share > 0.6, "exact pays and gets {share}");
+            } else {
+                assert!(share < 0.15, "first-fit pays and exact gets {share}");
+                assert!(kinds.spent[1] > 0, "the floor keeps exact steps running");
+            }
+        }
     }
 
     /// The index answers exactly the buffers alive in a range whose tops
