@@ -32,6 +32,17 @@ def convert(fn_or_model, representative=None, concrete=None):
     return conv.convert()
 
 
+def calibration(draw):
+    """The converter's representative dataset for int8 ranges: 32 inputs
+    from `draw`."""
+
+    def representative():
+        for _ in range(32):
+            yield [draw().astype(np.float32)]
+
+    return representative
+
+
 def residual_cnn():
     """A float CNN: three residual blocks (ADD), two branch joins
     (CONCATENATION), pooling and a dense head."""
@@ -66,14 +77,8 @@ def keyword_spotting_int8():
     x = L.AveragePooling2D((25, 5))(x)
     x = L.Flatten()(x)
     out = L.Dense(12, activation="softmax")(x)
-    model = tf.keras.Model(x_in, out)
     rng = np.random.default_rng(2)
-
-    def representative():
-        for _ in range(32):
-            yield [rng.normal(size=(1, 49, 10, 1)).astype(np.float32)]
-
-    return convert(model, representative)
+    return convert(tf.keras.Model(x_in, out), calibration(lambda: rng.normal(size=(1, 49, 10, 1))))
 
 
 def while_loop():
@@ -135,14 +140,8 @@ def person_detection_int8():
             x = L.Add()([x, y]) if s == 1 and x.shape[-1] == width else y
     x = L.GlobalAveragePooling2D()(x)
     out = L.Dense(2, activation="softmax")(x)
-    model = tf.keras.Model(x_in, out)
     rng = np.random.default_rng(6)
-
-    def representative():
-        for _ in range(32):
-            yield [rng.uniform(-1, 1, size=(1, 96, 96, 1)).astype(np.float32)]
-
-    return convert(model, representative)
+    return convert(tf.keras.Model(x_in, out), calibration(lambda: rng.uniform(-1, 1, size=(1, 96, 96, 1))))
 
 
 MODELS = {
