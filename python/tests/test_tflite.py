@@ -161,3 +161,16 @@ def test_a_model_tflm_cannot_start_keeps_the_computed_comparison(monkeypatch):
     planned, report = tflite.plan_model_with_report(MODELS[0].read_bytes(), timeout=0.2)
     assert report.greedy_arena is None and report.minimalloc_arena is None
     assert report.kept == "minimalloc" and len(offline_plan(planned)) == 1
+
+
+def test_constants_stored_after_the_flatbuffer_are_not_planned():
+    # Models over 2 GB keep constant data after the flatbuffer: the buffer
+    # has no data but an offset, and TFLM reads it from there.
+    model = tflite._model(MODELS[0].read_bytes())
+    tensors, _ = tflite.head_tensors(model)
+    t = tensors[0]
+    buffer = model.buffers[model.subgraphs[t.subgraph].tensors[t.index].buffer]
+    buffer.offset, buffer.size = 1 << 31, t.size
+    after, _ = tflite.head_tensors(model)
+    assert (t.subgraph, t.index) not in {(u.subgraph, u.index) for u in after}
+    assert len(after) == len(tensors) - 1

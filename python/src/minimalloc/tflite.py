@@ -207,8 +207,11 @@ def head_tensors(model: Any) -> Tuple[List[Tensor], int]:
     for s, g in enumerate(subgraphs):
         for i, t in enumerate(g.tensors or []):
             total += 1
-            data = buffers[t.buffer].data if 0 <= t.buffer < len(buffers) else None
-            constant = data is not None and len(data) > 0
+            buffer = buffers[t.buffer] if 0 <= t.buffer < len(buffers) else None
+            # Constant data is in the flatbuffer, or (models over 2 GB)
+            # after it, at the buffer's offset.
+            data = None if buffer is None else buffer.data
+            constant = (data is not None and len(data) > 0) or (buffer is not None and buffer.offset > 1)
             size = _byte_length(t)
             if constant or t.isVariable or size == 0 or first[s][i] == _ONLINE:
                 continue
