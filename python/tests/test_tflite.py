@@ -174,3 +174,11 @@ def test_constants_stored_after_the_flatbuffer_are_not_planned():
     after, _ = tflite.head_tensors(model)
     assert (t.subgraph, t.index) not in {(u.subgraph, u.index) for u in after}
     assert len(after) == len(tensors) - 1
+
+
+def test_the_readme_example_plans_and_runs_in_tflm(monkeypatch):
+    root = pathlib.Path(__file__).resolve().parents[2]
+    section = (root / "README.md").read_text().split("### TensorFlow Lite Micro", 1)[1]
+    code = section.split("```python\n", 1)[1].split("```", 1)[0]
+    monkeypatch.chdir(root)  # its model path is relative to the repository
+    exec(compile(code, "README.md", "exec"), {})
