@@ -182,3 +182,29 @@ def test_the_readme_example_plans_and_runs_in_tflm(monkeypatch):
     code = section.split("```python\n", 1)[1].split("```", 1)[0]
     monkeypatch.chdir(root)  # its model path is relative to the repository
     exec(compile(code, "README.md", "exec"), {})
+
+
+def test_the_greedy_rule_matches_a_plain_first_fit_by_size():
+    # TFLM's rule, computed a second way: every tensor, largest first, at
+    # the lowest offset clear of the tensors placed before it that share
+    # a count with it (a scan of every offset, for small cases).
+    rng = np.random.default_rng(5)
+    for _ in range(200):
+        n = int(rng.integers(1, 12))
+        ts = []
+        for i in range(n):
+            f = int(rng.integers(0, 10))
+            ts.append(tflite.Tensor(0, i, 16 * int(rng.integers(1, 6)), f, f + int(rng.integers(0, 5))))
+        got = tflite.greedy_offsets(ts)
+        want = [0] * n
+        done = []
+        for i in sorted(range(n), key=lambda i: -ts[i].size):
+            t, at = ts[i], 0
+            while any(
+                not (u.first > t.last or t.first > u.last) and at < want[j] + u.size and want[j] < at + t.size
+                for j, u in ((j, ts[j]) for j in done)
+            ):
+                at += 16
+            want[i] = at
+            done.append(i)
+        assert got == want, (ts, got, want)

@@ -43,6 +43,7 @@ schema requires.
 from __future__ import annotations
 
 import argparse
+import bisect
 import contextlib
 import os
 import sys
@@ -142,6 +143,10 @@ def _called_subgraphs(model: Any, op: Any) -> List[int]:
     """The subgraphs an operator runs, in the order TFLM marks them."""
     opts = op.builtinOptions
     name = _op_name(model, op)
+    if opts is None:
+        # A malformed control-flow op without its options: TFLM would
+        # not run it; it calls nothing here.
+        return []
     if name == "IF":
         return [opts.thenSubgraphIndex, opts.elseSubgraphIndex]
     if name == "WHILE":
@@ -225,17 +230,20 @@ def greedy_offsets(tensors: Sequence[Tensor]) -> List[int]:
     itself: largest first, each at the lowest offset where it meets none
     of those placed before it that share a count with it."""
     order = sorted(range(len(tensors)), key=lambda i: -tensors[i].size)
+    # Kept in offset order, as TFLM's list is: a walk finds the lowest gap.
     placed: List[Tuple[int, int, int, int]] = []  # (offset, top, first, last)
     offsets = [0] * len(tensors)
     for i in order:
         t = tensors[i]
         at = 0
-        for lo, hi, f, l in sorted(p for p in placed if not (p[2] > t.last or t.first > p[3])):
+        for lo, hi, f, l in placed:
+            if f > t.last or t.first > l:
+                continue
             if lo - at >= t.size:
                 break
             at = max(at, hi)
         offsets[i] = at
-        placed.append((at, at + t.size, t.first, t.last))
+        bisect.insort(placed, (at, at + t.size, t.first, t.last))
     return offsets
 
 
