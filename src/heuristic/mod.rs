@@ -35,6 +35,8 @@ mod occupancy;
 mod online;
 mod order;
 mod place;
+#[cfg(feature = "constraints")]
+pub(crate) mod priced;
 mod repair;
 mod restarts;
 mod strategy;

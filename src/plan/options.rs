@@ -64,6 +64,10 @@ pub enum Source {
     /// The walk over orders on a separated kernel's conflict graph.
     #[cfg(feature = "heuristics")]
     Walked,
+    /// The penalty objective's priced placement and its search (each
+    /// buffer where it pays least).
+    #[cfg(all(feature = "heuristics", feature = "constraints"))]
+    Priced,
 }
 
 impl fmt::Display for Source {
@@ -85,6 +89,8 @@ impl fmt::Display for Source {
             Source::Repaired => f.write_str("local repair"),
             #[cfg(feature = "heuristics")]
             Source::Walked => f.write_str("walk over orders"),
+            #[cfg(all(feature = "heuristics", feature = "constraints"))]
+            Source::Priced => f.write_str("priced search"),
             #[cfg(feature = "heuristics")]
             Source::Coarsened => f.write_str("coarsened problem"),
         }

@@ -31,7 +31,7 @@ use super::arena::plan_arena;
 #[cfg(feature = "heuristics")]
 use super::options::Method;
 use super::options::{Objective, Options, Source};
-use super::outcome::{Outcome, PenaltyReport, Status};
+use super::outcome::{Outcome, PenaltyReport, Pooled, Status};
 use super::spill::plan_pools;
 use crate::deadline::Deadline;
 use crate::model::problem::Problem;
@@ -46,8 +46,9 @@ const FITS: u64 = 2_000;
 
 /// What fitting a node's problem gave.
 enum Probe {
-    /// A placement below the capacity.
-    Found(Vec<i64>, Option<Source>),
+    /// A placement below the capacity (with pools, and which pool holds
+    /// each buffer).
+    Found(Vec<i64>, Option<Source>, Option<Pooled>),
     /// Proven: nothing fits.
     Infeasible,
     /// Neither, within its share of the time or nodes.
@@ -85,6 +86,7 @@ pub(super) fn plan_penalty(problem: &Problem, options: &Options) -> Outcome {
         (Status::Solved, Some(s)) => s.offsets.clone(),
         _ => return outcome,
     };
+    let pooled = outcome.pooled.take();
     let mut search = Search {
         problem,
         pairs: problem.penalties().collect(),
@@ -93,13 +95,17 @@ pub(super) fn plan_penalty(problem: &Problem, options: &Options) -> Outcome {
             cost: reuse::cost(problem, &root),
             offsets: root.clone(),
             source: outcome.source,
+            pooled,
         },
         unresolved: i64::MAX,
         fits: 0,
         nodes: 0,
     };
     #[cfg(feature = "heuristics")]
-    search.first_fit();
+    {
+        search.first_fit();
+        search.priced();
+    }
     let lower_bound = search.run(root);
     let best = search.best;
     outcome.stats.nodes += search.nodes;
@@ -112,6 +118,9 @@ pub(super) fn plan_penalty(problem: &Problem, options: &Options) -> Outcome {
         offsets: best.offsets,
     });
     outcome.source = best.source;
+    // The pools of the placement kept (a fit below the root may have
+    // shared the buffers out otherwise).
+    outcome.pooled = best.pooled;
     if let Err(stop) = deadline.check() {
         outcome = outcome.stop(stop);
     }
@@ -124,6 +133,7 @@ struct Best {
     cost: i64,
     offsets: Vec<i64>,
     source: Option<Source>,
+    pooled: Option<Pooled>,
 }
 
 /// The branch and bound's state.
@@ -142,13 +152,14 @@ struct Search<'a> {
 
 impl Search<'_> {
     /// Keeps `offsets` if it pays less than the best.
-    fn offer(&mut self, offsets: &[i64], source: Option<Source>) {
+    fn offer(&mut self, offsets: &[i64], source: Option<Source>, pooled: Option<&Pooled>) {
         let cost = reuse::cost(self.problem, offsets);
         if cost < self.best.cost {
             self.best = Best {
                 cost,
                 offsets: offsets.to_vec(),
                 source,
+                pooled: pooled.cloned(),
             };
         }
     }
@@ -163,8 +174,49 @@ impl Search<'_> {
             ..self.fit.0.clone()
         };
         let candidate = place(self.problem, &first_fit, self.fit.1, false);
-        if let (Status::Solved, Some(s)) = (candidate.status, candidate.solution) {
-            self.offer(&s.offsets, candidate.source);
+        if let (Status::Solved, Some(s)) = (candidate.status, &candidate.solution) {
+            self.offer(&s.offsets, candidate.source, candidate.pooled.as_ref());
+        }
+    }
+
+    /// The priced search (see [`crate::heuristic::priced`]) from the best
+    /// placement so far, each buffer kept in its pool. Timed, it may take three quarters of what is
+    /// left and stops sooner when it stalls, leaving the branch and bound
+    /// time to prove; untimed, its steps are bounded by the problem's size.
+    #[cfg(feature = "heuristics")]
+    fn priced(&mut self) {
+        use crate::heuristic::priced::{improve, Effort};
+        if self.best.cost == 0 {
+            return;
+        }
+        let pool_of = match (&self.best.pooled, self.problem.pools().is_empty()) {
+            (_, true) => None,
+            (Some(pooled), false) => Some(pooled.pool_of.clone()),
+            (None, false) => return,
+        };
+        let (options, deadline) = self.fit;
+        let n = self.problem.len() as u64;
+        let (deadline, steps) = match deadline.remaining() {
+            Some(left) => (deadline.sooner(left * 3 / 4), u64::MAX),
+            None => (*deadline, 200 * n + 20_000),
+        };
+        let effort = Effort {
+            steps,
+            stall: 50 * n + 5_000,
+        };
+        let start = self.best.offsets.clone();
+        let pooled = self.best.pooled.clone();
+        let found = improve(
+            self.problem,
+            &start,
+            pool_of.as_deref(),
+            options.seed,
+            &deadline,
+            effort,
+        );
+        if let Some((offsets, _)) = found {
+            let pooled = pooled.map(|p| moved_in_pools(self.problem, p, &offsets));
+            self.offer(&offsets, Some(Source::Priced), pooled.as_ref());
         }
     }
 
@@ -198,8 +250,8 @@ impl Search<'_> {
                         self.fit,
                         &mut self.nodes,
                     ) {
-                        Probe::Found(offsets, source) => {
-                            self.offer(&offsets, source);
+                        Probe::Found(offsets, source, pooled) => {
+                            self.offer(&offsets, source, pooled.as_ref());
                             offsets
                         }
                         Probe::Infeasible => continue,
@@ -260,6 +312,23 @@ impl Search<'_> {
     }
 }
 
+/// `pooled` for the same buffers in the same pools at `offsets` (moved
+/// by the priced search): each pool's height again, and its source.
+#[cfg(feature = "heuristics")]
+fn moved_in_pools(problem: &Problem, mut pooled: Pooled, offsets: &[i64]) -> Pooled {
+    let (buffers, pools) = (problem.buffers(), problem.pools());
+    for (report, pool) in pooled.reports.iter_mut().zip(pools) {
+        report.height = report
+            .buffers
+            .iter()
+            .map(|&b| offsets[b] - pool.base + buffers[b].size)
+            .max()
+            .unwrap_or(0);
+        report.source = Some(Source::Priced);
+    }
+    pooled
+}
+
 /// Fits `problem` with the pairs `apart` (indices into `pairs`) separated;
 /// adds the exact search's nodes to `nodes`.
 fn probe(
@@ -281,7 +350,7 @@ fn probe(
     let outcome = place(&separated, fit, deadline, true);
     *nodes += outcome.stats.nodes;
     match (outcome.status, outcome.solution) {
-        (Status::Solved, Some(s)) => Probe::Found(s.offsets, outcome.source),
+        (Status::Solved, Some(s)) => Probe::Found(s.offsets, outcome.source, outcome.pooled),
         (Status::Infeasible, _) => Probe::Infeasible,
         _ => Probe::Unknown,
     }
