@@ -16,6 +16,8 @@ pub(crate) mod clique;
 pub(crate) mod conflicts;
 mod failed;
 mod grow;
+#[cfg(feature = "constraints")]
+pub(crate) mod priced;
 pub(crate) mod search;
 mod turns;
 pub(crate) mod walk;

@@ -98,6 +98,7 @@ pub(super) fn plan_penalty(problem: &Problem, options: &Options) -> Outcome {
             pooled,
         },
         unresolved: i64::MAX,
+        floor: crate::graph::priced::priced_clique_bound(problem, &deadline),
         fits: 0,
         nodes: 0,
     };
@@ -145,6 +146,9 @@ struct Search<'a> {
     best: Best,
     /// The least bound of the nodes whose fit said neither yes nor no.
     unresolved: i64,
+    /// A bound proven before the search: cliques too heavy to lie apart
+    /// (see [`crate::graph::priced`]).
+    floor: i64,
     fits: u64,
     /// The exact search's nodes in all fits.
     nodes: u64,
@@ -232,6 +236,9 @@ impl Search<'_> {
             placement: Some(root),
         }];
         while let Some(node) = open.pop() {
+            if self.floor >= self.best.cost {
+                return self.floor;
+            }
             if node.bound >= self.best.cost {
                 continue;
             }
@@ -269,7 +276,11 @@ impl Search<'_> {
             self.split(node, &mut open);
         }
         let left = open.iter().map(|n| n.bound).min().unwrap_or(i64::MAX);
-        self.best.cost.min(left).min(self.unresolved)
+        self.best
+            .cost
+            .min(left)
+            .min(self.unresolved)
+            .max(self.floor)
     }
 
     /// Splits `node` (with its placement) on the dearest pair sharing bytes
