@@ -211,7 +211,7 @@ fn bound_in(problem: &Problem, members: &[usize], capacity: i64, deadline: &Dead
 /// `d = ceil(weight / capacity)`.
 fn forced_cost(graph: &Graph, inside: &[u64], weight: i64, capacity: i64) -> i64 {
     let has = |k: u32| inside[k as usize / 64] >> (k % 64) & 1 == 1;
-    let d = (weight + capacity - 1) / capacity;
+    let d = weight / capacity + i64::from(weight % capacity != 0);
     let mut need = d.saturating_mul(d - 1) / 2;
     let mut sum = 0i64;
     // `priced` is sorted by cost: the first pairs inside are the cheapest.

@@ -105,9 +105,22 @@ pub(super) fn plan_penalty(problem: &Problem, options: &Options) -> Outcome {
     #[cfg(feature = "heuristics")]
     {
         search.first_fit();
-        search.priced();
+        search.priced(false);
     }
-    let lower_bound = search.run(root);
+    // Timed, the branch and bound gets half of what is left; if it has not
+    // proven the best by then, the priced search, with kicks, has the rest
+    // (untimed, the branch and bound's own limits end it).
+    let bound_until = match deadline.remaining() {
+        Some(left) => deadline.sooner(left / 2),
+        None => deadline,
+    };
+    let mut lower_bound = search.run(root, &bound_until);
+    #[cfg(feature = "heuristics")]
+    if lower_bound < search.best.cost && deadline.remaining().is_some() && deadline.check().is_ok()
+    {
+        search.priced(true);
+        lower_bound = lower_bound.min(search.best.cost);
+    }
     let best = search.best;
     outcome.stats.nodes += search.nodes;
     outcome.penalty = Some(PenaltyReport {
@@ -184,11 +197,13 @@ impl Search<'_> {
     }
 
     /// The priced search (see [`crate::heuristic::priced`]) from the best
-    /// placement so far, each buffer kept in its pool. Timed, it may take three quarters of what is
-    /// left and stops sooner when it stalls, leaving the branch and bound
-    /// time to prove; untimed, its steps are bounded by the problem's size.
+    /// placement so far, each buffer kept in its pool. Timed, it may take
+    /// three quarters of what is left and, without `kicks`, stops sooner
+    /// when it stalls, leaving the branch and bound time to prove; with
+    /// them it shakes the best placement up and goes on until the
+    /// deadline. Untimed, its steps are bounded by the problem's size.
     #[cfg(feature = "heuristics")]
-    fn priced(&mut self) {
+    fn priced(&mut self, kicks: bool) {
         use crate::heuristic::priced::{improve, Effort};
         if self.best.cost == 0 {
             return;
@@ -207,6 +222,7 @@ impl Search<'_> {
         let effort = Effort {
             steps,
             stall: 50 * n + 5_000,
+            kicks,
         };
         let start = self.best.offsets.clone();
         let pooled = self.best.pooled.clone();
@@ -226,8 +242,7 @@ impl Search<'_> {
 
     /// Searches from the root (the problem as it is, placed at `root`);
     /// returns the proven lower bound on what any placement pays.
-    fn run(&mut self, root: Vec<i64>) -> i64 {
-        let deadline = self.fit.1;
+    fn run(&mut self, root: Vec<i64>, deadline: &Deadline<'_>) -> i64 {
         let timed = deadline.remaining().is_some();
         let mut open = alloc::vec![Node {
             apart: Vec::new(),

@@ -26,7 +26,7 @@ pub(crate) use search::{improve, Effort};
 /// Neighbour lists larger than this (in entries) are not built: the frame
 /// is for problems with priced pairs, which have hundreds or thousands of
 /// buffers, not for a million alive at once.
-const MAX_ENTRIES: usize = 1 << 24;
+const MAX_ENTRIES: usize = 1 << 21;
 
 /// A buffer whose bytes another may never meet: `whole` when it is
 /// separated from it (or has no gaps), so its whole extent is in the way;
@@ -250,7 +250,8 @@ impl<'a> Priced<'a> {
             top,
             alignment,
         } = self.rooms[b];
-        let up = |v: i64| base + align_up(v - base, alignment);
+        // (Saturating: a candidate past the top is refused below.)
+        let up = |v: i64| base.saturating_add(align_up(v - base, alignment));
         let down = |v: i64| base + align_down(v - base, alignment);
         self.busy.clear();
         let (start, end) = (

@@ -24,11 +24,15 @@ use crate::model::reuse;
 const MAX_SET: i64 = 12;
 
 /// How long the search runs: until the deadline, or `steps` steps, or
-/// `stall` steps in a row that lower nothing, whichever comes first.
+/// `stall` steps in a row that lower nothing, whichever comes first. With
+/// `kicks`, a stall does not stop it: it goes back to the best placement,
+/// takes a few steps kept whatever they pay (a kick out of the local
+/// minimum) and goes on.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Effort {
     pub(crate) steps: u64,
     pub(crate) stall: u64,
+    pub(crate) kicks: bool,
 }
 
 /// The orders the constructions put buffers back in.
@@ -84,12 +88,20 @@ pub(crate) fn improve(
     };
     let mut stalled = 0;
     for _ in 0..effort.steps {
-        if search.cost == 0 || stalled >= effort.stall {
+        if search.cost == 0 || (stalled >= effort.stall && !effort.kicks) {
             break;
         }
         let mut work = 0;
+        if stalled >= effort.stall {
+            frame.offsets.copy_from_slice(&best.0);
+            search.cost = best.1;
+            for _ in 0..search.rng.below(2, 8) {
+                search.step(&mut frame, &mut work, true);
+            }
+            stalled = 0;
+        }
         let before = search.cost;
-        search.step(&mut frame, &mut work);
+        search.step(&mut frame, &mut work, false);
         if search.cost < best.1 {
             best.0.copy_from_slice(&frame.offsets);
             best.1 = search.cost;
@@ -152,8 +164,9 @@ struct Search {
 
 impl Search {
     /// One step on `frame`: take a set out, put it back where it pays
-    /// least, keep it if the set's pairs pay no more, else undo.
-    fn step(&mut self, frame: &mut Priced<'_>, work: &mut u64) {
+    /// least, keep it if the set's pairs pay no more (or it is a `kick`
+    /// and every buffer found a place), else undo.
+    fn step(&mut self, frame: &mut Priced<'_>, work: &mut u64, kick: bool) {
         self.choose(frame);
         if self.set.is_empty() {
             return;
@@ -193,7 +206,7 @@ impl Search {
                 }
             }
         }
-        if placed && after <= before {
+        if placed && (after <= before || kick) {
             self.cost = self.cost - before + after;
             frame.new_epoch();
             return;

@@ -17,6 +17,7 @@ use crate::plan::{first_fit_height, plan, Objective, Options, Status};
 const EFFORT: Effort = Effort {
     steps: 20_000,
     stall: 5_000,
+    kicks: false,
 };
 
 /// A valid placement of `problem` (fitted, prices ignored) and its pools.
