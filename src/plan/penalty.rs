@@ -197,11 +197,12 @@ impl Search<'_> {
     }
 
     /// The priced search (see [`crate::heuristic::priced`]) from the best
-    /// placement so far, each buffer kept in its pool. Timed, it may take
-    /// three quarters of what is left and, without `kicks`, stops sooner
+    /// placement so far, each buffer kept in its pool. Timed, without
+    /// `kicks` it may take three quarters of what is left and stops sooner
     /// when it stalls, leaving the branch and bound time to prove; with
-    /// them it shakes the best placement up and goes on until the
-    /// deadline. Untimed, its steps are bounded by the problem's size.
+    /// them it shakes the best placement up at each stall and goes on
+    /// until the deadline. Untimed, its steps are bounded by the
+    /// problem's size.
     #[cfg(feature = "heuristics")]
     fn priced(&mut self, kicks: bool) {
         use crate::heuristic::priced::{improve, Effort};
@@ -216,6 +217,7 @@ impl Search<'_> {
         let (options, deadline) = self.fit;
         let n = self.problem.len() as u64;
         let (deadline, steps) = match deadline.remaining() {
+            Some(_) if kicks => (*deadline, u64::MAX),
             Some(left) => (deadline.sooner(left * 3 / 4), u64::MAX),
             None => (*deadline, 200 * n + 20_000),
         };
