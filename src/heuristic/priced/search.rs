@@ -14,7 +14,7 @@
 
 use alloc::vec::Vec;
 
-use super::{meet, Priced};
+use super::frame::{meet, Priced};
 use crate::base::rng::Rng;
 use crate::deadline::{Deadline, Poll};
 use crate::model::problem::Problem;

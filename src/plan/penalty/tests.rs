@@ -1,13 +1,13 @@
-//! The priced search on kernels with memories (pools, separations,
-//! colocations, reserved blocks, prices 1-1024) and on problems whose
-//! least cost is 0 by construction.
+//! The priced search (`heuristic::priced`) on kernels with memories
+//! (pools, separations, colocations, reserved blocks, prices 1-1024) and
+//! on problems whose least cost is 0 by construction.
 
 use alloc::vec::Vec;
 
-use super::{improve, Effort};
 use crate::base::rng::Rng;
 use crate::deadline::Deadline;
 use crate::gen::{kernel_with_memories, Family, Spec};
+use crate::heuristic::priced::{improve, Effort};
 use crate::model::buffer::Buffer;
 use crate::model::problem::Problem;
 use crate::model::reuse;

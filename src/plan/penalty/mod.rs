@@ -114,13 +114,15 @@ pub(super) fn plan_penalty(problem: &Problem, options: &Options) -> Outcome {
         Some(left) => deadline.sooner(left / 2),
         None => deadline,
     };
-    let mut lower_bound = search.run(root, &bound_until);
+    let lower_bound = search.run(root, &bound_until);
     #[cfg(feature = "heuristics")]
-    if lower_bound < search.best.cost && deadline.remaining().is_some() && deadline.check().is_ok()
-    {
-        search.priced(true);
-        lower_bound = lower_bound.min(search.best.cost);
-    }
+    let lower_bound = match deadline.remaining() {
+        Some(_) if lower_bound < search.best.cost && deadline.check().is_ok() => {
+            search.priced(true);
+            lower_bound.min(search.best.cost)
+        }
+        _ => lower_bound,
+    };
     let best = search.best;
     outcome.stats.nodes += search.nodes;
     outcome.penalty = Some(PenaltyReport {
@@ -406,3 +408,6 @@ fn place(problem: &Problem, fit: &Options, deadline: &Deadline<'_>, share: bool)
         false => plan_pools(problem, &options),
     }
 }
+
+#[cfg(test)]
+mod tests;
