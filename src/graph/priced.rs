@@ -171,8 +171,10 @@ fn bound_in(problem: &Problem, members: &[usize], capacity: i64, deadline: &Dead
                 add(k, &mut clique, &mut common);
             }
         }
+        // A member's own bit leaves `common` as it joins (no buffer is
+        // adjacent to itself), so nothing joins twice.
         for &k in &by_size {
-            if common[k / 64] >> (k % 64) & 1 == 1 && !clique.contains(&(k as u32)) {
+            if common[k / 64] >> (k % 64) & 1 == 1 {
                 add(k, &mut clique, &mut common);
             }
         }
