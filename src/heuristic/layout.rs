@@ -9,7 +9,7 @@ use alloc::vec::Vec;
 use super::occupancy::Occupancy;
 use crate::base::math::align_up;
 use crate::base::trees::MaxTree;
-use crate::deadline::{sort_polled, Poll, Stop};
+use crate::deadline::{radix_sort_polled, Poll, Stop};
 use crate::model::problem::Problem;
 
 /// Scratch space of [`Layout::lowest_free`], kept between buffers.
@@ -131,8 +131,12 @@ impl Layout {
     pub(crate) fn new(problem: &Problem, poll: &mut Poll<'_>) -> Result<Layout, Stop> {
         let n = problem.len();
         let mut piece_at = Vec::with_capacity(n + 1);
-        let mut raw: Vec<(i64, i64, i64, i64)> = Vec::with_capacity(n);
-        let mut times: Vec<i64> = Vec::with_capacity(2 * n);
+        let mut pieces: Vec<Slot> = Vec::with_capacity(n);
+        // Every piece's two ends, each with its time as a sortable key
+        // and its place (piece * 2, + 1 for the end): sorted, their ranks
+        // among distinct times are the slots.
+        let mut ends: Vec<(u64, u32)> = Vec::with_capacity(2 * n);
+        let key = |t: i64| (t as u64) ^ (1 << 63);
         let mut layout = Layout {
             times: 0,
             piece_at: Vec::new(),
@@ -152,11 +156,17 @@ impl Layout {
             fixed_clash: false,
         };
         for (i, b) in problem.buffers().iter().enumerate() {
-            piece_at.push(raw.len() as u32);
+            piece_at.push(pieces.len() as u32);
             for p in b.pieces() {
-                raw.push((p.lower, p.upper, p.window.lower, p.window.upper));
-                times.push(p.lower);
-                times.push(p.upper);
+                let at = 2 * pieces.len() as u32;
+                ends.push((key(p.lower), at));
+                ends.push((key(p.upper), at + 1));
+                pieces.push(Slot {
+                    first: 0,
+                    end: 0,
+                    lower: p.window.lower,
+                    upper: p.window.upper,
+                });
             }
             layout.size.push(b.size);
             layout.align.push(b.alignment);
@@ -169,25 +179,40 @@ impl Layout {
             }
             poll.tick(1)?;
         }
-        piece_at.push(raw.len() as u32);
-        sort_polled(&mut times, poll)?;
-        times.dedup();
-        let slot = |t: i64| times.binary_search(&t).unwrap_or(0) as u32;
-        layout.pieces = raw
-            .iter()
-            .map(|&(l, u, lo, hi)| Slot {
-                first: slot(l),
-                end: slot(u),
-                lower: lo,
-                upper: hi,
-            })
-            .collect();
-        poll.tick(4 * raw.len() as u64)?;
-        drop(raw);
-        if problem.moments_from() != i64::MAX {
-            layout.moments_slot = times.partition_point(|&t| t < problem.moments_from()) as u32;
+        piece_at.push(pieces.len() as u32);
+        radix_sort_polled(&mut ends, |e| e.0, poll)?;
+        let moments = key(problem.moments_from());
+        let (mut slots, mut before_moments) = (0u32, 0u32);
+        let mut last = None;
+        for &(k, at) in &ends {
+            if last != Some(k) {
+                if last.is_some() {
+                    slots += 1;
+                }
+                last = Some(k);
+                if k < moments {
+                    before_moments = slots + 1;
+                }
+            }
+            let piece = &mut pieces[(at / 2) as usize];
+            if at % 2 == 0 {
+                piece.first = slots;
+            } else {
+                piece.end = slots;
+            }
         }
-        layout.times = times.len().saturating_sub(1).max(1);
+        poll.tick(2 * ends.len() as u64)?;
+        drop(ends);
+        layout.pieces = pieces;
+        if problem.moments_from() != i64::MAX {
+            layout.moments_slot = before_moments;
+        }
+        let distinct = if last.is_some() {
+            slots as usize + 1
+        } else {
+            0
+        };
+        layout.times = distinct.saturating_sub(1).max(1);
         layout.piece_at = piece_at;
         layout.extent = (0..n)
             .map(|b| {
