@@ -121,3 +121,47 @@ fn an_early_stop_still_bounds_by_the_max_load() {
         }
     }
 }
+
+/// Minimising a large problem with a timeout, the online strategy's plain
+/// order is placed before the layout and reported at once: a plan
+/// cancelled at that first report (as a deadline or a busy machine would
+/// stop it during the layout) returns that placement, not the stacked one.
+#[test]
+fn a_plan_stopped_at_its_first_report_returns_that_placement() {
+    use minimalloc::gen::{generate, Family, Spec};
+    use minimalloc::heuristic::{run, Strategy};
+    use minimalloc::{validate, Objective, Progress, Source};
+    use std::sync::Mutex;
+
+    let mut spec = Spec::new(100_000, 1);
+    spec.family = Family::Issued;
+    let problem = Problem::new(i64::MAX, generate(spec)).unwrap();
+    let flag = Arc::new(AtomicBool::new(false));
+    let first: Arc<Mutex<Option<i64>>> = Arc::new(Mutex::new(None));
+    let progress = {
+        let (flag, first) = (flag.clone(), first.clone());
+        Progress(Arc::new(move |r: &minimalloc::Report| {
+            let mut first = first.lock().unwrap();
+            if first.is_none() {
+                *first = r.height;
+                flag.store(true, Ordering::Relaxed);
+            }
+        }))
+    };
+    let options = Options {
+        objective: Objective::Minimize,
+        timeout: Some(Duration::from_secs(600)),
+        cancel: Some(flag),
+        progress: Some(progress),
+        ..Options::default()
+    };
+    let outcome = plan(&problem, &options);
+    assert_eq!(outcome.status, Status::Solved);
+    assert_eq!(outcome.stopped, Some(minimalloc::Stop::Cancelled));
+    let solution = outcome.solution.expect("a placement");
+    validate(&problem, &solution).unwrap();
+    let online = run(&problem, Strategy::Online).unwrap();
+    assert_eq!(solution.height(&problem), online.height(&problem));
+    assert_eq!(*first.lock().unwrap(), Some(online.height(&problem)));
+    assert_eq!(outcome.source, Some(Source::Heuristic(Strategy::Online, 0)));
+}

@@ -46,6 +46,7 @@ mod tabu;
 #[cfg(feature = "constraints")]
 pub(crate) use graph_walk::{Aim, GraphWalk};
 pub(crate) use layout::{stack, Layout};
+pub(crate) use online::online_at_once;
 pub(crate) use repair::Repair;
 pub use restarts::{default_count, Best};
 pub(crate) use restarts::{perturbed, plain};

@@ -192,23 +192,73 @@ fn plan_with_heuristics(
     floor: i64,
     late: Option<&LateBound<'_>>,
 ) -> Outcome {
-    let work = match schedule::Work::new(problem, options, deadline, floor, late) {
+    let at_once = placed_at_once(problem, options, &deadline);
+    let mut work = match schedule::Work::new(problem, options, deadline, floor, late) {
         Ok(work) => work,
         Err(stop) => {
             let mut outcome = match options.objective {
-                Objective::Minimize => minimize::stopped_early(problem, stop),
+                Objective::Minimize => minimize::stopped_early(problem, at_once, stop),
                 _ => stopped_at_once(problem, stop),
             };
             outcome.stats.elapsed = deadline.elapsed();
             return outcome;
         }
     };
+    work.at_once = at_once;
     let mut outcome = match options.objective {
         Objective::Minimize => minimize::minimize(&work),
         _ => fit::fit(&work),
     };
     outcome.stats.elapsed = work.deadline.elapsed();
     outcome
+}
+
+/// Buffers from which, minimising with a timeout, the online strategy's
+/// plain order is placed before the layout: below, the layout costs
+/// little beside the budget.
+#[cfg(feature = "heuristics")]
+const AT_ONCE_FROM: usize = 65_536;
+
+/// Minimising a large problem with a timeout, the placement the plan
+/// has first, made before the layout (whose compressed time costs more
+/// than this placement: see [`crate::heuristic::online_at_once`]), so
+/// that a deadline the layout would miss, or a machine too busy to reach
+/// it, still returns a good placement rather than the stacked one.
+/// Reported at once, with the largest buffer as the bound (the max load
+/// comes with the layout).
+#[cfg(feature = "heuristics")]
+fn placed_at_once(
+    problem: &Problem,
+    options: &Options,
+    deadline: &Deadline<'_>,
+) -> Option<crate::heuristic::Best> {
+    let online = matches!(
+        options.method,
+        Method::Auto | Method::Heuristic(crate::heuristic::Strategy::Online)
+    );
+    let timed = deadline.remaining().is_some();
+    if options.objective != Objective::Minimize || !online || !timed || problem.len() < AT_ONCE_FROM
+    {
+        return None;
+    }
+    let mut poll = crate::deadline::Poll::new(deadline, 1 << 16);
+    let (offsets, height) = crate::heuristic::online_at_once(problem, &mut poll).ok()??;
+    if height > problem.capacity() {
+        return None;
+    }
+    if let Some(p) = &options.progress {
+        (p.0)(&super::options::Report {
+            height: Some(height),
+            lower_bound: problem.buffers().iter().map(|b| b.size).max().unwrap_or(0),
+            elapsed: deadline.elapsed(),
+        });
+    }
+    Some(crate::heuristic::Best {
+        offsets,
+        height,
+        variant: crate::heuristic::Variant::plain(crate::heuristic::Strategy::Online),
+        restart: 0,
+    })
 }
 
 /// What a plan stopped before any work returns: nothing placed, and the

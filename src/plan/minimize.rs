@@ -27,6 +27,7 @@ use super::schedule::{self, Board, Exact, Goal, Incumbent, Work};
 use crate::base::math::align_up;
 use crate::deadline::{Deadline, Stop};
 use crate::exact::{Stats, Verdict};
+use crate::heuristic::Best;
 use crate::model::problem::Problem;
 use crate::model::solution::Solution;
 
@@ -260,10 +261,14 @@ fn fallback(problem: &Problem) -> Option<Incumbent> {
 }
 
 /// What minimising returns when the deadline comes before the set-up is
-/// done: the stacked placement.
-pub(crate) fn stopped_early(problem: &Problem, stop: Stop) -> Outcome {
+/// done: `first` (a placement made before the set-up), else the stacked
+/// placement.
+pub(crate) fn stopped_early(problem: &Problem, first: Option<Best>, stop: Stop) -> Outcome {
     let outcome = Outcome::empty(crate::model::load::max_load(problem));
-    match fallback(problem) {
+    match first
+        .map(Incumbent::from_best)
+        .or_else(|| fallback(problem))
+    {
         Some(b) => {
             let mut outcome = outcome;
             outcome.status = Status::Solved;

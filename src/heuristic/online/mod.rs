@@ -16,17 +16,18 @@
 //! fixed buffers, which may start later than the buffers placed around
 //! them, are checked in an [`Occupancy`] of their own.
 
-use alloc::collections::{BTreeMap, BTreeSet, BinaryHeap};
+use alloc::collections::BTreeMap;
 use alloc::vec::Vec;
-use core::cmp::Reverse;
 
 use super::layout::{Extent, Layout, LocalTime};
 use super::occupancy::Occupancy;
 use crate::base::math::align_up;
-use crate::deadline::{Poll, Stop};
+use crate::deadline::{radix_sort_polled, Poll, Stop};
+use crate::model::buffer::Buffer;
+use crate::model::problem::Problem;
+use holes::{Hole, Holes, NONE};
 
-/// No interval: the floor below the lowest, or nothing above the highest.
-const NONE: u32 = u32::MAX;
+mod holes;
 
 /// Memory in use now: the live intervals as a list in offset order, and
 /// the holes between neighbours (below the highest) by size. A hole knows
@@ -41,15 +42,12 @@ struct Live {
     above: Vec<u32>,
     lowest: u32,
     highest: u32,
-    /// `(size, bottom, interval under it or NONE)`.
-    holes: BTreeSet<(i64, i64, u32)>,
+    /// The gaps between neighbours, by size.
+    holes: Holes,
     /// Intervals by bottom, kept only when intervals may be added at an
     /// offset chosen elsewhere (a layer placed beforehand).
     by_bottom: Option<BTreeMap<i64, u32>>,
 }
-
-/// A hole of [`Live`]: its size, its bottom, and the interval under it.
-type Hole = (i64, i64, u32);
 
 impl Live {
     fn new(n: usize) -> Live {
@@ -60,7 +58,7 @@ impl Live {
             above: alloc::vec![NONE; n],
             lowest: NONE,
             highest: NONE,
-            holes: BTreeSet::new(),
+            holes: Holes::new(n),
             by_bottom: None,
         }
     }
@@ -101,7 +99,7 @@ impl Live {
             if insert {
                 self.holes.insert((size, from, under));
             } else {
-                self.holes.remove(&(size, from, under));
+                self.holes.remove((size, from, under));
             }
         }
     }
@@ -167,6 +165,107 @@ impl Live {
     fn top(&self) -> i64 {
         self.top_of(self.highest)
     }
+
+    /// Places interval `x` of `size` in the smallest hole that holds it
+    /// aligned and clear of what `clear` knows (`clear(at)`: the top of
+    /// what is in the way of `[at, at + size)`, if anything), else above
+    /// the highest interval; returns its offset. It enters the live set
+    /// only if `enters` (a buffer alive for no slot is placed, not held).
+    fn place(
+        &mut self,
+        x: u32,
+        size: i64,
+        align: i64,
+        clear: impl Fn(i64) -> Option<i64>,
+        enters: bool,
+    ) -> i64 {
+        let fits = |(hole, bottom, _): Hole| -> Option<i64> {
+            let mut at = align_up(bottom, align);
+            while at + size <= bottom + hole {
+                match clear(at) {
+                    None => return Some(at),
+                    Some(top) => at = align_up(top, align),
+                }
+            }
+            None
+        };
+        // Almost always the smallest hole takes it; else the next ones.
+        let mut chosen = self
+            .holes
+            .smallest(size)
+            .and_then(|h| fits(h).map(|at| (at, h)));
+        if chosen.is_none() && self.holes.len > 0 {
+            self.holes.sort_from(size);
+            chosen = self
+                .holes
+                .sorted
+                .iter()
+                .find_map(|&h| fits(h).map(|at| (at, h)));
+        }
+        let (at, hole) = match chosen {
+            Some((at, hole)) => (at, Some(hole)),
+            None => {
+                let mut at = align_up(self.top(), align);
+                while let Some(top) = clear(at) {
+                    at = align_up(top, align);
+                }
+                (at, None)
+            }
+        };
+        if enters {
+            self.add(x, at, size, hole);
+        }
+        at
+    }
+}
+
+/// The online strategy's plain order placed straight from the problem,
+/// before its [`Layout`] exists: the same order (by start; the longest,
+/// then the largest, first), the same holes, the same offsets, since a
+/// time's rank among the problem's times orders buffers as the time
+/// does. The layout's compressed time costs more than this placement on
+/// a million buffers, so with a deadline the plan has a good placement
+/// this much sooner (see `plan::arena`). `None` where the layout's view
+/// differs: a buffer with gaps, with a fixed offset, or alive for no time,
+/// or lifetimes cut short by separation moments.
+pub(crate) fn online_at_once(
+    problem: &Problem,
+    poll: &mut Poll<'_>,
+) -> Result<Option<(Vec<i64>, i64)>, Stop> {
+    let buffers = problem.buffers();
+    let plain = |b: &Buffer| b.gaps.is_empty() && b.offset.is_none() && b.lower < b.upper;
+    if !buffers.iter().all(plain) || problem.moments_from() != i64::MAX {
+        return Ok(None);
+    }
+    let key = |t: i64| (t as u64) ^ (1 << 63);
+    // (start, latest end first, largest first, buffer).
+    let mut order: Vec<(u64, u64, i64, u32)> = buffers
+        .iter()
+        .zip(0u32..)
+        .map(|(b, i)| (key(b.lower), !key(b.upper), -b.size, i))
+        .collect();
+    radix_sort_polled(&mut order, |o| o.0, poll)?;
+    for group in order.chunk_by_mut(|a, b| a.0 == b.0) {
+        crate::base::sort::sort(group);
+    }
+    poll.tick(order.len() as u64)?;
+    let mut ending: Vec<(u64, u32)> = order.iter().map(|o| !o.1).zip(0u32..).collect();
+    radix_sort_polled(&mut ending, |e| e.0, poll)?;
+    let mut live = Live::new(order.len());
+    let mut offsets = alloc::vec![0i64; order.len()];
+    let (mut height, mut next_end) = (0i64, 0);
+    for (k, &(start, _, _, b)) in order.iter().enumerate() {
+        while let Some(&(_, x)) = ending.get(next_end).filter(|e| e.0 <= start) {
+            live.remove(x);
+            next_end += 1;
+        }
+        let buffer = &buffers[b as usize];
+        let at = live.place(k as u32, buffer.size, buffer.alignment, |_| None, true);
+        offsets[b as usize] = at;
+        height = height.max(at + buffer.size);
+        poll.tick(4)?;
+    }
+    Ok(Some((offsets, height)))
 }
 
 impl Layout {
@@ -273,8 +372,24 @@ impl Layout {
             live.by_bottom = Some(BTreeMap::new());
         }
         let mut next_layer = 0;
-        // Live buffers by end slot.
-        let mut ending: BinaryHeap<Reverse<(u32, u32)>> = BinaryHeap::new();
+        // Every interval by its end slot (ties: by number, as they come):
+        // an interval starts before it ends, so it has entered when its end
+        // comes, and the next to end is always the next of these. A buffer
+        // dead all its lifetime (gaps over all of it) has no slots: it is
+        // placed but never enters (it would leave before the next placement).
+        let mut ending: Vec<(u32, u32)> = items
+            .iter()
+            .map(|e| (e.first, e.end))
+            .chain(layer.iter().map(|&b| {
+                let e = self.extent[b as usize];
+                (e.first, e.end)
+            }))
+            .zip(0u32..)
+            .filter(|&((first, end), _)| first < end)
+            .map(|((_, end), x)| (end, x))
+            .collect();
+        radix_sort_polled(&mut ending, |e| u64::from(e.0), poll)?;
+        let mut next_end = 0;
         let mut last_start = 0;
         for (k, item) in items.iter().enumerate() {
             let Extent {
@@ -288,7 +403,7 @@ impl Layout {
             // Up to this start, in time order: ends (first on ties), and
             // the layer's buffers entering at their offsets.
             loop {
-                let ends = ending.peek().map(|r| r.0 .0).filter(|&t| t <= start);
+                let ends = ending.get(next_end).map(|e| e.0).filter(|&t| t <= start);
                 let enters = layer
                     .get(next_layer)
                     .map(|&b| self.extent[b as usize].first)
@@ -301,15 +416,13 @@ impl Layout {
                         let x = (items.len() + next_layer) as u32;
                         let hole = live.hole_at(offsets[b]);
                         live.add(x, offsets[b], self.size[b], hole);
-                        ending.push(Reverse((self.extent[b].end, x)));
                         next_layer += 1;
                         continue;
                     }
                     (None, None) => break,
                 }
-                if let Some(Reverse((_, done))) = ending.pop() {
-                    live.remove(done);
-                }
+                live.remove(ending[next_end].1);
+                next_end += 1;
             }
             if any_held {
                 sets.clear();
@@ -320,35 +433,8 @@ impl Layout {
                 sets.iter()
                     .find_map(|&s| held.set(s).conflict(at, at + size))
             };
-            // The smallest hole that holds it, aligned and clear of fixed
-            // buffers; else above everything alive.
-            let mut chosen = None;
-            for &(hole, bottom, under) in live.holes.range((size, i64::MIN, 0)..) {
-                let mut at = align_up(bottom, align);
-                while at + size <= bottom + hole {
-                    match clear(at) {
-                        None => break,
-                        Some(top) => at = align_up(top, align),
-                    }
-                }
-                if at + size <= bottom + hole {
-                    chosen = Some((at, (hole, bottom, under)));
-                    break;
-                }
-            }
-            let (at, hole) = match chosen {
-                Some((at, hole)) => (at, Some(hole)),
-                None => {
-                    let mut at = align_up(live.top(), align);
-                    while let Some(top) = clear(at) {
-                        at = align_up(top, align);
-                    }
-                    (at, None)
-                }
-            };
-            live.add(k as u32, at, size, hole);
+            let at = live.place(k as u32, size, align, clear, start < end);
             placed[k] = at;
-            ending.push(Reverse((end, k as u32)));
             poll.tick(4)?;
         }
         for (&b, &at) in rest.iter().zip(&placed) {
@@ -360,11 +446,13 @@ impl Layout {
 
 #[cfg(test)]
 mod tests {
+    use super::holes::class_of;
     use super::*;
+    use alloc::collections::BTreeSet;
 
     /// Holes are exactly the gaps between neighbouring live intervals
     /// below the highest, and the list is in offset order.
-    fn check(live: &Live, placed: &[(u32, i64, i64)]) {
+    fn check(live: &mut Live, placed: &[(u32, i64, i64)]) {
         let mut sorted: Vec<(i64, i64, u32)> = placed.iter().map(|&(x, b, t)| (b, t, x)).collect();
         sorted.sort();
         let mut want = BTreeSet::new();
@@ -376,7 +464,32 @@ mod tests {
             below = t;
             under = x;
         }
-        assert_eq!(live.holes, want);
+        let held: BTreeSet<Hole> = live.holes.classes.iter().flatten().copied().collect();
+        assert_eq!(held, want);
+        assert_eq!(live.holes.len, want.len());
+        // Each class a heap of its own sizes, each hole where `place` says.
+        for (c, heap) in live.holes.classes.iter().enumerate() {
+            assert_eq!(
+                heap.is_empty(),
+                live.holes.held[c / 64] & (1 << (c % 64)) == 0
+            );
+            for (at, h) in heap.iter().enumerate() {
+                assert_eq!(class_of(h.0), c);
+                assert!(at == 0 || heap[(at - 1) / 2] <= *h);
+                assert_eq!(live.holes.place[live.holes.slot(h.2)] as usize, at);
+            }
+        }
+        // The smallest that holds each size, and all of them in order, as
+        // the ordered set gives them.
+        let holes = &mut live.holes;
+        for size in [
+            1, 2, 3, 5, 8, 31, 32, 33, 40, 64, 100, 1000, 1001, 1023, 1024, 2900,
+        ] {
+            let from: Vec<Hole> = want.range((size, i64::MIN, 0)..).copied().collect();
+            assert_eq!(holes.smallest(size), from.first().copied(), "size {size}");
+            holes.sort_from(size);
+            assert_eq!(holes.sorted, from, "size {size}");
+        }
         let mut walk = Vec::new();
         let mut x = live.lowest;
         while x != NONE {
@@ -385,6 +498,57 @@ mod tests {
         }
         assert_eq!(walk, sorted.iter().map(|s| s.2).collect::<Vec<_>>());
         assert_eq!(live.top(), sorted.last().map_or(0, |s| s.1));
+    }
+
+    /// Placed before the layout, the online strategy's plain order gives
+    /// the offsets the layout's gives, on problems with many buffers
+    /// starting and ending together (the orders' ties), alignments and
+    /// sizes over several classes; and declines what the layout sees
+    /// otherwise (gaps, fixed offsets).
+    #[test]
+    fn placed_at_once_as_the_layout_places() {
+        use crate::base::rng::Rng;
+        use crate::deadline::Deadline;
+        use crate::heuristic::{plain, Strategy, Variant};
+        use crate::model::buffer::Gap;
+
+        let d = Deadline::none();
+        let mut rng = Rng::new(3);
+        for case in 0..300 {
+            let n = rng.below(1, 400) as usize;
+            let span = rng.below(1, 3 * n as i64 / 2 + 1);
+            let buffers: Vec<Buffer> = (0..n)
+                .map(|i| {
+                    let lower = rng.below(0, span);
+                    let upper = lower + rng.below(1, [3, 40][case % 2]);
+                    let size = rng.below(1, [8, 5000][(case / 2) % 2]);
+                    let b = Buffer::new(alloc::format!("b{i}"), lower, upper, size);
+                    b.with_alignment([1, 1, 4, 32][rng.below(0, 4) as usize])
+                })
+                .collect();
+            let problem = Problem::new(i64::MAX, buffers.clone()).unwrap();
+            let mut poll = Poll::new(&d, 1 << 16);
+            let (offsets, height) = online_at_once(&problem, &mut poll).unwrap().unwrap();
+            let layout = Layout::new(&problem, &mut poll).unwrap();
+            let want = plain(&layout, Variant::plain(Strategy::Online), &mut poll).unwrap();
+            assert_eq!(offsets, want.offsets, "case {case}");
+            assert_eq!(height, want.height, "case {case}");
+            // What it declines.
+            let mut gapped = buffers.clone();
+            let (lower, upper) = (gapped[0].lower, gapped[0].upper);
+            gapped[0].gaps.push(Gap {
+                lower,
+                upper: lower + 1,
+                window: None,
+            });
+            assert!(upper > lower);
+            let mut fixed = buffers;
+            fixed[n - 1].offset = Some(0);
+            for other in [gapped, fixed] {
+                let problem = Problem::new(i64::MAX, other).unwrap();
+                assert!(online_at_once(&problem, &mut poll).unwrap().is_none());
+            }
+        }
     }
 
     #[test]
@@ -398,8 +562,15 @@ mod tests {
             seed ^= seed << 17;
             if placed.is_empty() || seed % 3 != 0 {
                 // Into a random hole that holds it, or on top.
-                let size = (seed % 8 + 1) as i64;
-                let fits: Vec<Hole> = live.holes.range((size, i64::MIN, 0)..).copied().collect();
+                // Small sizes, each a class of its own, and larger ones
+                // that share classes.
+                let size = if (seed >> 30) % 2 == 0 {
+                    (seed % 8 + 1) as i64
+                } else {
+                    ((seed >> 33) % 3000 + 1) as i64
+                };
+                live.holes.sort_from(size);
+                let fits = live.holes.sorted.clone();
                 let hole = if fits.is_empty() || (seed >> 8) % 4 == 0 {
                     None
                 } else {
@@ -407,7 +578,7 @@ mod tests {
                 };
                 let at = match hole {
                     Some((h, b, _)) => b + (seed >> 20) as i64 % (h - size + 1),
-                    None => live.top() + (seed >> 20) as i64 % 3,
+                    None => live.top() + (seed >> 20) as i64 % [3, 300][(seed >> 40) as usize % 2],
                 };
                 live.add(step, at, size, hole);
                 placed.push((step, at, at + size));
@@ -415,7 +586,7 @@ mod tests {
                 let (x, _, _) = placed.swap_remove((seed >> 16) as usize % placed.len());
                 live.remove(x);
             }
-            check(&live, &placed);
+            check(&mut live, &placed);
         }
     }
 }

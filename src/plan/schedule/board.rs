@@ -26,7 +26,7 @@ pub(crate) struct Incumbent {
 }
 
 impl Incumbent {
-    pub(super) fn from_best(b: Best) -> Incumbent {
+    pub(crate) fn from_best(b: Best) -> Incumbent {
         Incumbent {
             source: Source::Heuristic(b.variant.strategy, b.restart),
             offsets: b.offsets,
@@ -108,7 +108,7 @@ pub(crate) struct Board {
 impl Board {
     /// `lower`: a proven bound, on the grain (the work's is rounded to it).
     pub(super) fn new(work: &Work<'_>, lower: i64) -> Board {
-        Board {
+        let board = Board {
             next_plain: AtomicUsize::new(0),
             plain_heights: (0..work.variants.len())
                 .map(|_| AtomicI64::new(i64::MAX))
@@ -126,7 +126,15 @@ impl Board {
             grain: work.grain,
             halt: AtomicBool::new(false),
             late_taken: AtomicBool::new(false),
+        };
+        // The first plain order, placed before the layout: done.
+        if let Some(first) = &work.at_once {
+            board.next_plain.store(1, Ordering::Relaxed);
+            board.plain_heights[0].store(first.height, Ordering::Relaxed);
+            board.plain_done.store(1, Ordering::Relaxed);
+            board.publish(work, &Incumbent::from_best(first.clone()));
         }
+        board
     }
 
     /// Whether the caller is the one lane to prove the late bound.

@@ -7,7 +7,7 @@ use alloc::vec::Vec;
 use super::super::options::{Method, Options, Report};
 use crate::base::math::align_up;
 use crate::deadline::{Deadline, Poll, Stop};
-use crate::heuristic::{Layout, Strategy, Variant};
+use crate::heuristic::{Best, Layout, Strategy, Variant};
 use crate::model::problem::Problem;
 
 /// Work granted per activity in round 0, per buffer (and at least
@@ -40,6 +40,10 @@ pub(crate) struct Work<'a> {
     pub(crate) variants: Vec<Variant>,
     /// How many of `variants` are the strategies' own plain orders.
     pub(crate) primary: usize,
+    /// The first variant's placement, made before the layout (see
+    /// [`crate::heuristic::online_at_once`]): the board starts with it
+    /// and no lane runs that variant again.
+    pub(crate) at_once: Option<Best>,
 }
 
 impl<'a> Work<'a> {
@@ -70,6 +74,7 @@ impl<'a> Work<'a> {
             layout,
             lower_bound,
             grain,
+            at_once: None,
         })
     }
 
