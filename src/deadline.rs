@@ -334,6 +334,22 @@ pub(crate) fn radix_sort_polled<T: Copy>(
     Ok(())
 }
 
+/// Sorts `v` in order, by a radix sort on `lead` (which must order as
+/// `v`'s first field does), then each run of equal `lead` by the rest:
+/// for orders whose first key is a time, shared by few items.
+#[cfg(feature = "heuristics")]
+pub(crate) fn sort_by_lead_polled<T: Ord + Copy>(
+    v: &mut alloc::vec::Vec<T>,
+    lead: impl Fn(&T) -> u64,
+    poll: &mut Poll<'_>,
+) -> Result<(), Stop> {
+    radix_sort_polled(v, &lead, poll)?;
+    for run in v.chunk_by_mut(|a, b| lead(a) == lead(b)) {
+        crate::base::sort::sort(run);
+    }
+    poll.tick(v.len() as u64)
+}
+
 /// `len` zeros, written a chunk at a time with a poll between chunks. A
 /// large `vec![0; len]` is zeroed lazily by the system, each page on its
 /// first write: a loop that fills it at random then pays those faults in

@@ -6,7 +6,7 @@ use alloc::vec::Vec;
 use super::layout::Layout;
 use super::strategy::{Strategy, Variant};
 use crate::base::rng::Rng;
-use crate::deadline::{radix_sort_polled, sort_polled, Poll, Stop};
+use crate::deadline::{sort_by_lead_polled, sort_polled, Poll, Stop};
 
 impl Layout {
     /// The buffers a variant places, in its order (fixed buffers are
@@ -96,8 +96,8 @@ impl Layout {
         mut noise: Option<(&mut Rng, f64)>,
         poll: &mut Poll<'_>,
     ) -> Result<Vec<u32>, Stop> {
-        // By start, counted (slots are few and dense), then the few that
-        // share a start by the rest.
+        // By start (a radix sort), then the few that share a start by the
+        // rest.
         let mut keys: Vec<(u32, i64, i64, u32)> = Vec::with_capacity(self.len());
         for (b, e) in self.extent.iter().enumerate() {
             if self.fixed[b].is_some() {
@@ -110,11 +110,7 @@ impl Layout {
             };
             keys.push((e.first, -length, -e.size, b as u32));
         }
-        radix_sort_polled(&mut keys, |k| u64::from(k.0), poll)?;
-        for group in keys.chunk_by_mut(|a, b| a.0 == b.0) {
-            crate::base::sort::sort(group);
-        }
-        poll.tick(keys.len() as u64)?;
+        sort_by_lead_polled(&mut keys, |k| u64::from(k.0), poll)?;
         Ok(keys.into_iter().map(|k| k.3).collect())
     }
 }

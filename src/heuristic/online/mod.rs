@@ -22,7 +22,7 @@ use alloc::vec::Vec;
 use super::layout::{Extent, Layout, LocalTime};
 use super::occupancy::Occupancy;
 use crate::base::math::align_up;
-use crate::deadline::{radix_sort_polled, Poll, Stop};
+use crate::deadline::{radix_sort_polled, sort_by_lead_polled, Poll, Stop};
 use crate::model::buffer::Buffer;
 use crate::model::problem::Problem;
 use holes::{Hole, Holes, NONE};
@@ -244,11 +244,7 @@ pub(crate) fn online_at_once(
         .zip(0u32..)
         .map(|(b, i)| (key(b.lower), !key(b.upper), -b.size, i))
         .collect();
-    radix_sort_polled(&mut order, |o| o.0, poll)?;
-    for group in order.chunk_by_mut(|a, b| a.0 == b.0) {
-        crate::base::sort::sort(group);
-    }
-    poll.tick(order.len() as u64)?;
+    sort_by_lead_polled(&mut order, |o| o.0, poll)?;
     let mut ending: Vec<(u64, u32)> = order.iter().map(|o| !o.1).zip(0u32..).collect();
     radix_sort_polled(&mut ending, |e| e.0, poll)?;
     let mut live = Live::new(order.len());
