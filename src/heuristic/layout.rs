@@ -367,6 +367,11 @@ impl Layout {
         &self.pieces[self.piece_at[b] as usize..self.piece_at[b + 1] as usize]
     }
 
+    /// Whether buffer `b` is one piece over all of its size.
+    pub(super) fn one_piece(&self, b: usize) -> bool {
+        matches!(self.pieces_of(b), [p] if p.lower == 0 && p.upper == self.size[b])
+    }
+
     pub(super) fn fixed_buffers_clash(&self) -> bool {
         if self.fixed.iter().all(Option::is_none) {
             return false;

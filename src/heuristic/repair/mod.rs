@@ -22,8 +22,10 @@
 //! Window sizes and neighbourhoods are drawn from a seeded stream, so a
 //! repair is reproducible for a given seed and number of steps.
 
+mod eject;
 mod exact;
 mod index;
+mod shares;
 
 use alloc::vec::Vec;
 
@@ -33,6 +35,7 @@ use crate::base::rng::Rng;
 use crate::deadline::{Poll, Stop};
 use exact::{exact_window, EXACT_WINDOW};
 pub(crate) use index::TimeIndex;
+use shares::{Methods, StepKinds};
 
 /// The smallest and largest window a step takes.
 const MIN_WINDOW: u32 = 3; // 2^3 = 8 buffers
@@ -60,44 +63,8 @@ pub(crate) struct Repair<'a> {
     pub(crate) by_exact: u64,
     /// The work each kind of step took and what it gave.
     kinds: StepKinds,
-}
-
-/// How the repair shares its work between first-fit windows and the
-/// exact search's: each gets a share of the work in proportion to how
-/// often it lowered a window per unit of work so far (with a prior that
-/// lets a kind that has not paid off keep a floor of the work), so that
-/// the cheaper kind per improvement gets more, whatever the family.
-#[derive(Default)]
-struct StepKinds {
-    /// Work spent by first-fit, then exact, steps.
-    spent: [u64; 2],
-    /// Windows each kind lowered.
-    lowered: [u64; 2],
-}
-
-impl StepKinds {
-    /// The exact search's share of the work: between a sixteenth and
-    /// three quarters.
-    fn exact_share(&self) -> f64 {
-        // Prior: one lowering per this much work, for either kind.
-        const PRIOR_WORK: f64 = 1e6;
-        let rate = |k: usize| (self.lowered[k] as f64 + 1.0) / (self.spent[k] as f64 + PRIOR_WORK);
-        let (f, e) = (rate(0), rate(1));
-        (e / (e + f)).clamp(1.0 / 16.0, 0.75)
-    }
-
-    /// Whether the next eligible window goes to the exact search: when
-    /// its work is below its share.
-    fn exact_next(&self) -> bool {
-        let total = (self.spent[0] + self.spent[1]) as f64;
-        (self.spent[1] as f64) <= self.exact_share() * total
-    }
-
-    fn record(&mut self, exact: bool, work: u64, lowered: bool) {
-        let k = usize::from(exact);
-        self.spent[k] += work;
-        self.lowered[k] += u64::from(lowered);
-    }
+    ejection: eject::Ejection,
+    methods: Methods,
 }
 
 impl<'a> Repair<'a> {
@@ -125,6 +92,8 @@ impl<'a> Repair<'a> {
             scratch: Scratch::default(),
             by_exact: 0,
             kinds: StepKinds::default(),
+            ejection: eject::Ejection::new(layout),
+            methods: Methods::default(),
         })
     }
 
@@ -145,12 +114,42 @@ impl<'a> Repair<'a> {
         &self.offsets
     }
 
-    /// One step; whether the window came out strictly lower.
+    /// One step, a window's or an ejection attempt's, the two sharing
+    /// the work by what each took off the height per unit of work so far
+    /// ([`Methods`]); whether the height came down.
+    pub(crate) fn step(&mut self, target: i64, poll: &mut Poll<'_>) -> Result<bool, Stop> {
+        let before = (self.height(), poll.used());
+        let ejecting = self.ejection.runs && self.methods.ejection_next();
+        let lowered = match ejecting {
+            true => self.eject_step(target, poll)?,
+            false => self.window_step(target, poll)?,
+        };
+        let gap = (before.0 - target).max(1) as f64;
+        let share = (before.0 - self.height()) as f64 / gap;
+        self.methods.record(ejecting, poll.used() - before.1, share);
+        Ok(lowered)
+    }
+
+    /// One ejection attempt (see [`eject`]); whether the height came
+    /// down.
+    fn eject_step(&mut self, target: i64, poll: &mut Poll<'_>) -> Result<bool, Stop> {
+        let mut at = eject::Placement {
+            layout: self.layout,
+            offsets: &mut self.offsets,
+            index: &mut self.index,
+            rng: &mut self.rng,
+            near: &mut self.near,
+            stack: &mut self.stack,
+        };
+        self.ejection.step(&mut at, target, poll)
+    }
+
+    /// One window step; whether the window came out strictly lower.
     ///
     /// Long on purpose: a step is one pass (take the window out, place it
     /// again, keep or restore) over scratch arrays kept between steps, so
     /// that a step allocates nothing; its parts share those arrays.
-    pub(crate) fn step(&mut self, target: i64, poll: &mut Poll<'_>) -> Result<bool, Stop> {
+    fn window_step(&mut self, target: i64, poll: &mut Poll<'_>) -> Result<bool, Stop> {
         let layout = self.layout;
         self.epoch = self.epoch.wrapping_add(1);
         if self.epoch == 0 {
@@ -435,38 +434,6 @@ mod tests {
         }
         assert!(lowered > 50, "repair lowered only {lowered} times");
         assert!(by_exact > 10, "the exact search lowered {by_exact} windows");
-    }
-
-    /// The work goes where windows are lowered: the kind that lowers
-    /// more per unit of work gets the larger share, the other keeps at
-    /// least its floor, and the work each kind takes follows its share.
-    #[test]
-    fn step_kinds_share_work_by_what_each_lowers() {
-        for exact_pays in [false, true] {
-            let mut kinds = StepKinds::default();
-            let mut rng = Rng::new(u64::from(exact_pays));
-            for _ in 0..20_000 {
-                let exact = kinds.exact_next();
-                // The kind that pays lowers one window in four, the other
-                // one in forty; both cost the same per step.
-                let odds = if exact == exact_pays { 4 } else { 40 };
-                kinds.record(exact, 1_000, rng.below(0, odds) == 0);
-            }
-            let total = (kinds.spent[0] + kinds.spent[1]) as f64;
-            let exact_work = kinds.spent[1] as f64 / total;
-            let share = kinds.exact_share();
-            assert!((1.0 / 16.0..=0.75).contains(&share));
-            assert!(
-                (exact_work - share).abs() < 0.02,
-                "{exact_work} against {share}"
-            );
-            if exact_pays {
-                assert!(share > 0.6, "exact pays and gets {share}");
-            } else {
-                assert!(share < 0.15, "first-fit pays and exact gets {share}");
-                assert!(kinds.spent[1] > 0, "the floor keeps exact steps running");
-            }
-        }
     }
 
     /// The index answers exactly the buffers alive in a range whose tops
