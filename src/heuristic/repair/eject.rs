@@ -339,6 +339,7 @@ enum Weigh {
 
 #[cfg(test)]
 mod tests {
+    use super::super::tests::with_some_fixed;
     use super::super::Repair;
     use super::*;
     use crate::base::rng::Rng;
@@ -363,14 +364,7 @@ mod tests {
             b.alignment = [1, 1, 2, 4, 8][rng.below(0, 5) as usize];
             buffers.push(b);
         }
-        let problem = Problem::new(i64::MAX, buffers.clone()).unwrap();
-        let first = crate::heuristic::run(&problem, Strategy::FirstFit).unwrap();
-        for (b, &o) in buffers.iter_mut().zip(&first.offsets) {
-            if rng.below(0, 10) == 0 {
-                b.offset = Some(o);
-            }
-        }
-        Problem::new(i64::MAX, buffers).unwrap()
+        with_some_fixed(rng, buffers)
     }
 
     fn top(problem: &Problem, offsets: &[i64]) -> i64 {

@@ -12,7 +12,7 @@
 //! subtree (see [`index`]), so a step visits the buffers up there and no
 //! others: at a million buffers a step costs what it costs at a thousand.
 //! Small windows go to the exact search or to first-fit by the work each
-//! kind has taken per window it lowered so far ([`StepKinds`]): on some
+//! kind has taken per window it lowered so far ([`Shares::step_kinds`]): on some
 //! families the exact search is what lowers, on others it costs many
 //! first-fit steps for nothing.
 //! The new placement is kept when the window's highest top is no higher
@@ -35,7 +35,7 @@ use crate::base::rng::Rng;
 use crate::deadline::{Poll, Stop};
 use exact::{exact_window, EXACT_WINDOW};
 pub(crate) use index::TimeIndex;
-use shares::{Methods, StepKinds};
+use shares::Shares;
 
 /// The smallest and largest window a step takes.
 const MIN_WINDOW: u32 = 3; // 2^3 = 8 buffers
@@ -62,9 +62,11 @@ pub(crate) struct Repair<'a> {
     /// Steps whose window the exact search placed lower.
     pub(crate) by_exact: u64,
     /// The work each kind of step took and what it gave.
-    kinds: StepKinds,
+    /// First-fit windows against the exact search's.
+    kinds: Shares,
     ejection: eject::Ejection,
-    methods: Methods,
+    /// Window steps against ejection attempts.
+    methods: Shares,
 }
 
 impl<'a> Repair<'a> {
@@ -91,9 +93,9 @@ impl<'a> Repair<'a> {
             stack: Vec::new(),
             scratch: Scratch::default(),
             by_exact: 0,
-            kinds: StepKinds::default(),
+            kinds: Shares::step_kinds(),
             ejection: eject::Ejection::new(layout),
-            methods: Methods::default(),
+            methods: Shares::methods(),
         })
     }
 
@@ -116,10 +118,10 @@ impl<'a> Repair<'a> {
 
     /// One step, a window's or an ejection attempt's, the two sharing
     /// the work by what each took off the height per unit of work so far
-    /// ([`Methods`]); whether the height came down.
+    /// ([`Shares::methods`]); whether the height came down.
     pub(crate) fn step(&mut self, target: i64, poll: &mut Poll<'_>) -> Result<bool, Stop> {
         let before = (self.height(), poll.used());
-        let ejecting = self.ejection.runs && self.methods.ejection_next();
+        let ejecting = self.ejection.runs && self.methods.second_next();
         let lowered = match ejecting {
             true => self.eject_step(target, poll)?,
             false => self.window_step(target, poll)?,
@@ -255,7 +257,7 @@ impl<'a> Repair<'a> {
             }
         }
         poll.tick(16 * self.near.len() as u64 + 16)?;
-        let exact = self.window.len() <= EXACT_WINDOW && self.kinds.exact_next();
+        let exact = self.window.len() <= EXACT_WINDOW && self.kinds.second_next();
         let spent_before = poll.used();
         let new_top = match exact {
             true => match exact_window(
@@ -277,8 +279,9 @@ impl<'a> Repair<'a> {
             }
         };
         self.times = time.into_times();
+        let lowered = f64::from(u8::from(new_top < old_top));
         self.kinds
-            .record(exact, poll.used() - spent_before, new_top < old_top);
+            .record(exact, poll.used() - spent_before, lowered);
         if new_top > old_top {
             return Ok(false);
         }
@@ -379,6 +382,12 @@ mod tests {
             }
             buffers.push(b);
         }
+        with_some_fixed(rng, buffers)
+    }
+
+    /// The problem of `buffers` with about a tenth of them fixed where
+    /// first-fit put them (so that the fixed offsets are valid).
+    pub(super) fn with_some_fixed(rng: &mut Rng, mut buffers: Vec<Buffer>) -> Problem {
         let problem = Problem::new(i64::MAX, buffers.clone()).unwrap();
         let first = crate::heuristic::run(&problem, Strategy::FirstFit).unwrap();
         for (b, &o) in buffers.iter_mut().zip(&first.offsets) {

@@ -1,80 +1,86 @@
-//! How a repair shares its work among its kinds of step: window steps
+//! How a repair shares its work between two kinds of step: window steps
 //! against ejection attempts, and among windows, first-fit against the
-//! exact search. Each share follows what a kind gave per unit of work so
-//! far, with a floor, so that the cheaper kind per improvement gets more
-//! whatever the family, and none is starved by an unlucky start.
+//! exact search. Each kind gets a share of the work in proportion to
+//! what it gained per unit of work so far (with a prior, so that a kind
+//! that has not paid off yet keeps a floor of the work), so that the
+//! cheaper kind per improvement gets more whatever the family, and an
+//! unlucky start starves neither.
 
-/// How the repair shares its work between window steps and ejection
-/// attempts: each gets a share in proportion to the part of the gap to
-/// the bound it took off per unit of work so far (a window lowers often
-/// by little, an attempt seldom by much, so lowerings are not counted
-/// but what they took off), each keeping at least a quarter: what
-/// either would reach alone, the two reach within about four times its
-/// work.
-#[derive(Default)]
-pub(super) struct Methods {
-    /// Work spent by window steps, then ejection attempts.
+/// Two kinds of step, the first and the second, and what each gained.
+pub(super) struct Shares {
+    /// Work spent by the first kind, then the second.
     spent: [u64; 2],
-    /// The parts of the gap each took off, summed.
-    lowered: [f64; 2],
+    /// What each gained, summed.
+    gained: [f64; 2],
+    rule: Rule,
 }
 
-impl Methods {
-    fn ejection_share(&self) -> f64 {
-        // Prior: a hundredth of the gap per this much work, for either.
-        const PRIOR_WORK: f64 = 1e6;
-        let rate = |k: usize| (self.lowered[k] + 0.01) / (self.spent[k] as f64 + PRIOR_WORK);
-        let (w, e) = (rate(0), rate(1));
-        (e / (e + w)).clamp(0.25, 0.75)
+/// How gains become shares.
+#[derive(Clone, Copy)]
+struct Rule {
+    /// Each kind starts as if it had gained this over [`PRIOR_WORK`].
+    prior_gain: f64,
+    /// The second kind's share stays within these.
+    least: f64,
+    most: f64,
+}
+
+const PRIOR_WORK: f64 = 1e6;
+
+impl Shares {
+    /// Window steps (first) against ejection attempts (second), gaining
+    /// the part of the gap to the bound each took off (a window lowers
+    /// often by little, an attempt seldom by much, so lowerings are not
+    /// counted but what they took off); each keeps at least a quarter,
+    /// so what either would reach alone the two reach within about four
+    /// times its work.
+    pub(super) fn methods() -> Shares {
+        Shares::new(Rule {
+            prior_gain: 0.01,
+            least: 0.25,
+            most: 0.75,
+        })
     }
 
-    pub(super) fn ejection_next(&self) -> bool {
+    /// First-fit windows (first) against the exact search's (second),
+    /// gaining one for each window lowered; the exact search gets between
+    /// a sixteenth and three quarters.
+    pub(super) fn step_kinds() -> Shares {
+        Shares::new(Rule {
+            prior_gain: 1.0,
+            least: 1.0 / 16.0,
+            most: 0.75,
+        })
+    }
+
+    fn new(rule: Rule) -> Shares {
+        Shares {
+            spent: [0; 2],
+            gained: [0.0; 2],
+            rule,
+        }
+    }
+
+    /// The second kind's share of the work.
+    fn second_share(&self) -> f64 {
+        let rule = self.rule;
+        let rate =
+            |k: usize| (self.gained[k] + rule.prior_gain) / (self.spent[k] as f64 + PRIOR_WORK);
+        let (first, second) = (rate(0), rate(1));
+        (second / (first + second)).clamp(rule.least, rule.most)
+    }
+
+    /// Whether the next step is of the second kind: when its work is
+    /// below its share.
+    pub(super) fn second_next(&self) -> bool {
         let total = (self.spent[0] + self.spent[1]) as f64;
-        (self.spent[1] as f64) <= self.ejection_share() * total
+        (self.spent[1] as f64) <= self.second_share() * total
     }
 
-    pub(super) fn record(&mut self, ejection: bool, work: u64, lowered: f64) {
-        let k = usize::from(ejection);
+    pub(super) fn record(&mut self, second: bool, work: u64, gained: f64) {
+        let k = usize::from(second);
         self.spent[k] += work;
-        self.lowered[k] += lowered;
-    }
-}
-
-/// How the repair shares its work between first-fit windows and the
-/// exact search's: each gets a share of the work in proportion to how
-/// often it lowered a window per unit of work so far (with a prior that
-/// lets a kind that has not paid off keep a floor of the work), so that
-/// the cheaper kind per improvement gets more, whatever the family.
-#[derive(Default)]
-pub(super) struct StepKinds {
-    /// Work spent by first-fit, then exact, steps.
-    spent: [u64; 2],
-    /// Windows each kind lowered.
-    lowered: [u64; 2],
-}
-
-impl StepKinds {
-    /// The exact search's share of the work: between a sixteenth and
-    /// three quarters.
-    fn exact_share(&self) -> f64 {
-        // Prior: one lowering per this much work, for either kind.
-        const PRIOR_WORK: f64 = 1e6;
-        let rate = |k: usize| (self.lowered[k] as f64 + 1.0) / (self.spent[k] as f64 + PRIOR_WORK);
-        let (f, e) = (rate(0), rate(1));
-        (e / (e + f)).clamp(1.0 / 16.0, 0.75)
-    }
-
-    /// Whether the next eligible window goes to the exact search: when
-    /// its work is below its share.
-    pub(super) fn exact_next(&self) -> bool {
-        let total = (self.spent[0] + self.spent[1]) as f64;
-        (self.spent[1] as f64) <= self.exact_share() * total
-    }
-
-    pub(super) fn record(&mut self, exact: bool, work: u64, lowered: bool) {
-        let k = usize::from(exact);
-        self.spent[k] += work;
-        self.lowered[k] += u64::from(lowered);
+        self.gained[k] += gained;
     }
 }
 
@@ -89,18 +95,18 @@ mod tests {
     #[test]
     fn step_kinds_share_work_by_what_each_lowers() {
         for exact_pays in [false, true] {
-            let mut kinds = StepKinds::default();
+            let mut kinds = Shares::step_kinds();
             let mut rng = Rng::new(u64::from(exact_pays));
             for _ in 0..20_000 {
-                let exact = kinds.exact_next();
+                let exact = kinds.second_next();
                 // The kind that pays lowers one window in four, the other
                 // one in forty; both cost the same per step.
                 let odds = if exact == exact_pays { 4 } else { 40 };
-                kinds.record(exact, 1_000, rng.below(0, odds) == 0);
+                kinds.record(exact, 1_000, f64::from(u8::from(rng.below(0, odds) == 0)));
             }
             let total = (kinds.spent[0] + kinds.spent[1]) as f64;
             let exact_work = kinds.spent[1] as f64 / total;
-            let share = kinds.exact_share();
+            let share = kinds.second_share();
             assert!((1.0 / 16.0..=0.75).contains(&share));
             assert!(
                 (exact_work - share).abs() < 0.02,
@@ -121,10 +127,10 @@ mod tests {
     #[test]
     fn methods_share_work_by_the_gap_each_takes_off() {
         for ejection_pays in [false, true] {
-            let mut methods = Methods::default();
+            let mut methods = Shares::methods();
             let mut rng = Rng::new(7 + u64::from(ejection_pays));
             for _ in 0..20_000 {
-                let ejecting = methods.ejection_next();
+                let ejecting = methods.second_next();
                 // Windows lower one step in three by a thousandth of the
                 // gap; attempts one in twenty by a twentieth when they
                 // pay, by a thousandth when not. Attempts cost more.
@@ -137,7 +143,7 @@ mod tests {
             }
             let total = (methods.spent[0] + methods.spent[1]) as f64;
             let ejection_work = methods.spent[1] as f64 / total;
-            let share = methods.ejection_share();
+            let share = methods.second_share();
             assert!((0.25..=0.75).contains(&share));
             assert!(
                 (ejection_work - share).abs() < 0.02,
