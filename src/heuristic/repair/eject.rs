@@ -30,8 +30,8 @@ use crate::deadline::{Poll, Stop};
 
 /// Moves one attempt may take per buffer taken out at its start (and at
 /// least [`MIN_MOVES`]), before failures raise it.
-const MOVES_PER_OUT: u32 = 64;
-const MIN_MOVES: u32 = 1024;
+const MOVES_PER_OUT: u64 = 64;
+const MIN_MOVES: u64 = 1024;
 
 /// The work (neighbours weighed) of one attempt, before its failures
 /// since the last kept one double it.
@@ -121,13 +121,12 @@ impl Ejection {
                 return Err(stop);
             }
         };
-        let ej = self;
         if kept {
-            ej.drop = drop.saturating_mul(2);
-            ej.fails = 0;
+            self.drop = drop.saturating_mul(2);
+            self.fails = 0;
         } else {
-            ej.drop = (drop / 2).max(least);
-            ej.fails += 1;
+            self.drop = (drop / 2).max(least);
+            self.fails = self.fails.saturating_add(1);
         }
         Ok(kept)
     }
@@ -166,10 +165,9 @@ impl Ejection {
         for i in 0..at.near.len() {
             self.take_out(at, at.near[i]);
         }
-        let budget =
-            (MOVES_PER_OUT * self.out.len() as u32).max(MIN_MOVES) << (self.fails / 2).min(8);
-        let mut left = budget;
-        let work_cap = MAX_WORK << (self.fails / 2).min(8);
+        let growth = (self.fails / 2).min(8);
+        let mut left = (MOVES_PER_OUT * self.out.len() as u64).max(MIN_MOVES) << growth;
+        let work_cap = MAX_WORK << growth;
         let work_start = poll.used();
         while !self.out.is_empty() {
             if left == 0 || self.out.len() > MAX_OUT || poll.used() - work_start > work_cap {
@@ -250,11 +248,10 @@ impl Ejection {
         if highest < 0 {
             return Ok(None);
         }
-        let ej = self;
-        ej.events.clear();
-        ej.places.clear();
-        ej.places.push(0);
-        ej.places.push(highest);
+        self.events.clear();
+        self.places.clear();
+        self.places.push(0);
+        self.places.push(highest);
         if s > 0 {
             for &x in at.near.iter() {
                 let x = x as usize;
@@ -265,37 +262,37 @@ impl Ejection {
                 let q = p + t;
                 let weigh = if layout.fixed[x].is_some() {
                     Weigh::Fixed
-                } else if ej.until[x] > ej.moves {
+                } else if self.until[x] > self.moves {
                     Weigh::Tabu
                 } else {
                     Weigh::Bytes(i128::from(t) * i128::from(layout.length[x].max(1)))
                 };
                 // Met from offset p - s + 1 up to q - 1.
-                ej.events.push((p - s + 1, weigh, 1));
-                ej.events.push((q, weigh, -1));
+                self.events.push((p - s + 1, weigh, 1));
+                self.events.push((q, weigh, -1));
                 let above = align_up(q, a);
                 if above <= highest {
-                    ej.places.push(above);
+                    self.places.push(above);
                 }
                 let below = align_down(p - s, a);
                 if (0..=highest).contains(&below) {
-                    ej.places.push(below);
+                    self.places.push(below);
                 }
             }
         }
         poll.tick(4 * at.near.len() as u64 + 16)?;
-        ej.events.sort_unstable_by_key(|x| x.0);
-        ej.places.sort_unstable();
-        ej.places.dedup();
+        self.events.sort_unstable_by_key(|x| x.0);
+        self.places.sort_unstable();
+        self.places.dedup();
         // Sweep the places upward, with what meets each: fixed buffers,
         // tabu ones and the others' weight.
         let (mut fixed, mut tabu, mut weight) = (0i64, 0i64, 0i128);
         let mut next = 0;
         let mut chosen: Option<((i64, i128), i64)> = None;
         let mut ties = 0i64;
-        for &place in &ej.places {
-            while next < ej.events.len() && ej.events[next].0 <= place {
-                let (_, weigh, sign) = ej.events[next];
+        for &place in &self.places {
+            while next < self.events.len() && self.events[next].0 <= place {
+                let (_, weigh, sign) = self.events[next];
                 let sign = i64::from(sign);
                 match weigh {
                     Weigh::Fixed => fixed += sign,
