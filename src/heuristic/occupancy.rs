@@ -113,6 +113,12 @@ impl IntervalSet {
         true
     }
 
+    /// Whether it holds no interval (a set in a B-tree never empties).
+    #[inline]
+    pub(crate) fn is_empty(&self) -> bool {
+        matches!(self, IntervalSet::Few(v) if v.is_empty())
+    }
+
     /// The intervals whose bottom is at least `at`, upward.
     #[inline]
     pub(crate) fn from(&self, at: i64) -> Cursor<'_> {
@@ -244,11 +250,23 @@ impl Occupancy {
     }
 
     /// The sets to check for time slots `[l, r)`: pushed onto `out` as
-    /// (node, is `any`) pairs.
+    /// (node, is `any`) pairs. Empty sets are left out: on a large tree
+    /// most ancestors of a short lifetime hold nothing in full.
     pub(crate) fn sets(&mut self, l: u32, r: u32, out: &mut Vec<(u32, bool)>) {
         self.nodes(l, r);
-        out.extend(self.tiles.iter().map(|&t| (t, true)));
-        out.extend(self.above.iter().map(|&a| (a, false)));
+        let (any, full) = (&self.any, &self.full);
+        out.extend(
+            self.tiles
+                .iter()
+                .filter(|&&t| !any[t as usize].is_empty())
+                .map(|&t| (t, true)),
+        );
+        out.extend(
+            self.above
+                .iter()
+                .filter(|&&a| !full[a as usize].is_empty())
+                .map(|&a| (a, false)),
+        );
     }
 
     /// Where a one-piece buffer of `size` bytes goes: the lowest aligned
