@@ -340,6 +340,11 @@ impl Occupancy {
                 return Ok(hole.map_or(at, |(_, o)| o));
             }
             let start = passed.iter().copied().max().unwrap_or(0).min(at);
+            // A hole is never smaller than the buffer: one that fits it
+            // exactly is the smallest there is, and the lowest such.
+            if end - start == size {
+                return Ok(at);
+            }
             if hole.is_none_or(|(h, _)| end - start < h) {
                 hole = Some((end - start, at));
             }
@@ -479,10 +484,43 @@ mod tests {
                 first,
                 (0..).step_by(align as usize).find(|&o| !meets(o)).unwrap()
             );
-            // Best fit: free, aligned, and in a hole no larger than the one
-            // first fit uses.
+            // Best fit: the lowest aligned offset of the smallest free run
+            // (of the memory free throughout `[l, r)`) that holds the
+            // buffer; the open space above everything only if none does.
             let best = occ.find(&sets, size, align, true, &mut poll).unwrap();
-            assert!(!meets(best) && best % align == 0);
+            let mut runs: Vec<(i64, i64)> = Vec::new(); // (length, offset)
+            let top = placed.iter().map(|p| p.3).max().unwrap_or(0);
+            let used = |x: i64| {
+                placed
+                    .iter()
+                    .any(|&(a, b, y, z)| a < r && l < b && y <= x && x < z)
+            };
+            let mut x = 0;
+            while x < top {
+                if used(x) {
+                    x += 1;
+                    continue;
+                }
+                let start = x;
+                while x < top && !used(x) {
+                    x += 1;
+                }
+                let o = crate::base::math::align_up(start, align);
+                if x < top && o + size <= x {
+                    runs.push((x - start, o));
+                }
+            }
+            let above = placed
+                .iter()
+                .filter(|&&(a, b, _, _)| a < r && l < b)
+                .map(|p| p.3)
+                .max()
+                .unwrap_or(0);
+            let expected = runs
+                .iter()
+                .min()
+                .map_or(crate::base::math::align_up(above, align), |&(_, o)| o);
+            assert_eq!(best, expected, "size {size} align {align} in [{l}, {r})");
             if next(2) == 0 {
                 let at = if next(2) == 0 { first } else { best };
                 occ.insert(l, r, at, at + size);
