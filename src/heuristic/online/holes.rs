@@ -26,8 +26,8 @@ pub(super) struct Holes {
     pub(super) classes: Vec<Vec<Hole>>,
     /// Bit `c % 64` of word `c / 64`: class `c` holds a hole.
     pub(super) held: [u64; WORDS],
-    /// Per interval (the floor last), the place of the hole above it in
-    /// its class's heap.
+    /// Per slot of the live set (the floor first, then slot `s` at
+    /// `s + 1`), the place of the hole above it in its class's heap.
     pub(super) place: Vec<u32>,
     /// Holes in order, for a caller that needs more than the first.
     pub(super) sorted: Vec<Hole>,
@@ -53,22 +53,26 @@ pub(super) fn class_of(size: i64) -> usize {
 }
 
 impl Holes {
-    pub(super) fn new(n: usize) -> Holes {
+    pub(super) fn new() -> Holes {
         Holes {
             classes: (0..CLASSES).map(|_| Vec::new()).collect(),
             held: [0; WORDS],
-            place: alloc::vec![u32::MAX; n + 1],
+            place: alloc::vec![u32::MAX],
             sorted: Vec::new(),
             len: 0,
         }
     }
 
-    pub(super) fn slot(&self, under: u32) -> usize {
-        if under == NONE {
-            self.place.len() - 1
-        } else {
-            under as usize
+    /// Makes room for the holes above `slots` slots.
+    pub(super) fn grow(&mut self, slots: usize) {
+        if self.place.len() < slots + 1 {
+            self.place.resize(slots + 1, u32::MAX);
         }
+    }
+
+    pub(super) fn slot(&self, under: u32) -> usize {
+        // The floor is NONE: wraps to 0.
+        under.wrapping_add(1) as usize
     }
 
     pub(super) fn insert(&mut self, hole: Hole) {

@@ -34,31 +34,50 @@ mod holes;
 /// the interval under it, so placing into it and freeing next to it need
 /// no search by offset: the only ordered structure is the set of holes,
 /// which stays small when memory is used like a stack.
+///
+/// An interval lives in a slot of its own while it is in the set, and a
+/// freed slot is taken by the next interval to enter: the records stay as
+/// few as the intervals alive at once and hot in cache, where numbered by
+/// buffer they were spread over the whole input, and each neighbour of a
+/// hole read or relinked was a cache miss.
 struct Live {
-    /// Per interval (a buffer's index): its memory and its neighbours.
-    bottom: Vec<i64>,
-    top: Vec<i64>,
-    below: Vec<u32>,
-    above: Vec<u32>,
+    /// Per interval (as the caller numbers them), its slot while it is in
+    /// the set.
+    slot: Vec<u32>,
+    /// Per slot: the interval's memory and its neighbours (slots).
+    at: Vec<Interval>,
+    /// Slots freed, taken again last first (the warmest).
+    free: Vec<u32>,
     lowest: u32,
     highest: u32,
-    /// The gaps between neighbours, by size.
+    /// The gaps between neighbours, by size; a hole names the slot under
+    /// it.
     holes: Holes,
-    /// Intervals by bottom, kept only when intervals may be added at an
-    /// offset chosen elsewhere (a layer placed beforehand).
+    /// Slots by bottom, kept only when intervals may be added at an offset
+    /// chosen elsewhere (a layer placed beforehand).
     by_bottom: Option<BTreeMap<i64, u32>>,
 }
 
+/// An interval of the live set: its memory `[bottom, top)` and the slots
+/// next below and above it (`NONE`: the floor, or nothing).
+#[derive(Clone, Copy)]
+struct Interval {
+    bottom: i64,
+    top: i64,
+    below: u32,
+    above: u32,
+}
+
 impl Live {
+    /// A live set for intervals numbered below `n`.
     fn new(n: usize) -> Live {
         Live {
-            bottom: alloc::vec![0; n],
-            top: alloc::vec![0; n],
-            below: alloc::vec![NONE; n],
-            above: alloc::vec![NONE; n],
+            slot: alloc::vec![NONE; n],
+            at: Vec::new(),
+            free: Vec::new(),
             lowest: NONE,
             highest: NONE,
-            holes: Holes::new(n),
+            holes: Holes::new(),
             by_bottom: None,
         }
     }
@@ -67,34 +86,34 @@ impl Live {
     /// the highest interval). Needs `by_bottom`.
     fn hole_at(&self, at: i64) -> Option<Hole> {
         let by_bottom = self.by_bottom.as_ref()?;
-        let under = by_bottom.range(..at).next_back().map_or(NONE, |(_, &x)| x);
+        let under = by_bottom.range(..at).next_back().map_or(NONE, |(_, &s)| s);
         let over = if under == NONE {
             self.lowest
         } else {
-            self.above[under as usize]
+            self.at[under as usize].above
         };
         if over == NONE {
             return None;
         }
         let from = self.top_of(under);
-        Some((self.bottom[over as usize] - from, from, under))
+        Some((self.at[over as usize].bottom - from, from, under))
     }
 
-    fn top_of(&self, x: u32) -> i64 {
-        if x == NONE {
+    fn top_of(&self, s: u32) -> i64 {
+        if s == NONE {
             0
         } else {
-            self.top[x as usize]
+            self.at[s as usize].top
         }
     }
 
-    /// Records the gap over interval `under` (or the floor), if any.
+    /// Records the gap over slot `under` (or the floor), if any.
     fn gap(&mut self, under: u32, over: u32, insert: bool) {
         if over == NONE {
             return;
         }
         let from = self.top_of(under);
-        let size = self.bottom[over as usize] - from;
+        let size = self.at[over as usize].bottom - from;
         if size > 0 {
             if insert {
                 self.holes.insert((size, from, under));
@@ -114,51 +133,70 @@ impl Live {
         let over = if under == NONE {
             self.lowest
         } else {
-            self.above[under as usize]
+            self.at[under as usize].above
         };
         self.gap(under, over, false);
-        let i = x as usize;
-        self.bottom[i] = at;
-        self.top[i] = at + size;
-        self.below[i] = under;
-        self.above[i] = over;
+        let record = Interval {
+            bottom: at,
+            top: at + size,
+            below: under,
+            above: over,
+        };
+        let s = match self.free.pop() {
+            Some(s) => {
+                self.at[s as usize] = record;
+                s
+            }
+            None => {
+                self.at.push(record);
+                self.holes.grow(self.at.len());
+                (self.at.len() - 1) as u32
+            }
+        };
+        self.slot[x as usize] = s;
         if under == NONE {
-            self.lowest = x;
+            self.lowest = s;
         } else {
-            self.above[under as usize] = x;
+            self.at[under as usize].above = s;
         }
         if over == NONE {
-            self.highest = x;
+            self.highest = s;
         } else {
-            self.below[over as usize] = x;
+            self.at[over as usize].below = s;
         }
-        self.gap(under, x, true);
-        self.gap(x, over, true);
+        self.gap(under, s, true);
+        self.gap(s, over, true);
         if let Some(m) = self.by_bottom.as_mut() {
-            m.insert(at, x);
+            m.insert(at, s);
         }
     }
 
     /// Frees interval `x`.
     fn remove(&mut self, x: u32) {
-        let i = x as usize;
-        let (under, over) = (self.below[i], self.above[i]);
-        self.gap(under, x, false);
-        self.gap(x, over, false);
+        let s = core::mem::replace(&mut self.slot[x as usize], NONE);
+        let Interval {
+            below: under,
+            above: over,
+            bottom,
+            ..
+        } = self.at[s as usize];
+        self.gap(under, s, false);
+        self.gap(s, over, false);
         if under == NONE {
             self.lowest = over;
         } else {
-            self.above[under as usize] = over;
+            self.at[under as usize].above = over;
         }
         if over == NONE {
             self.highest = under;
         } else {
-            self.below[over as usize] = under;
+            self.at[over as usize].below = under;
         }
         self.gap(under, over, true);
         if let Some(m) = self.by_bottom.as_mut() {
-            m.remove(&self.bottom[i]);
+            m.remove(&bottom);
         }
+        self.free.push(s);
     }
 
     /// The top of the highest interval (0 if none).
@@ -233,32 +271,37 @@ pub(crate) fn online_at_once(
     poll: &mut Poll<'_>,
 ) -> Result<Option<(Vec<i64>, i64)>, Stop> {
     let buffers = problem.buffers();
-    let plain = |b: &Buffer| b.gaps.is_empty() && b.offset.is_none() && b.lower < b.upper;
-    if !buffers.iter().all(plain) || problem.moments_from() != i64::MAX {
+    if problem.moments_from() != i64::MAX {
         return Ok(None);
     }
+    let plain = |b: &Buffer| b.gaps.is_empty() && b.offset.is_none() && b.lower < b.upper;
     let key = |t: i64| (t as u64) ^ (1 << 63);
-    // (start, latest end first, largest first, buffer).
-    let mut order: Vec<(u64, u64, i64, u32)> = buffers
-        .iter()
-        .zip(0u32..)
-        .map(|(b, i)| (key(b.lower), !key(b.upper), -b.size, i))
-        .collect();
+    // (start, latest end first, largest first, buffer), gathered in the
+    // one pass over the buffers that also checks them.
+    let mut order: Vec<(u64, u64, i64, u32)> = Vec::with_capacity(buffers.len());
+    for (b, i) in buffers.iter().zip(0u32..) {
+        if !plain(b) {
+            return Ok(None);
+        }
+        order.push((key(b.lower), !key(b.upper), -b.size, i));
+    }
+    poll.tick(order.len() as u64)?;
     sort_by_lead_polled(&mut order, |o| o.0, poll)?;
     let mut ending: Vec<(u64, u32)> = order.iter().map(|o| !o.1).zip(0u32..).collect();
     radix_sort_polled(&mut ending, |e| e.0, poll)?;
     let mut live = Live::new(order.len());
     let mut offsets = alloc::vec![0i64; order.len()];
     let (mut height, mut next_end) = (0i64, 0);
-    for (k, &(start, _, _, b)) in order.iter().enumerate() {
+    for (k, &(start, _, size, b)) in order.iter().enumerate() {
         while let Some(&(_, x)) = ending.get(next_end).filter(|e| e.0 <= start) {
             live.remove(x);
             next_end += 1;
         }
-        let buffer = &buffers[b as usize];
-        let at = live.place(k as u32, buffer.size, buffer.alignment, |_| None, true);
+        let size = -size;
+        let align = buffers[b as usize].alignment;
+        let at = live.place(k as u32, size, align, |_| None, true);
         offsets[b as usize] = at;
-        height = height.max(at + buffer.size);
+        height = height.max(at + size);
         poll.tick(4)?;
     }
     Ok(Some((offsets, height)))
@@ -460,7 +503,23 @@ mod tests {
             below = t;
             under = x;
         }
-        let held: BTreeSet<Hole> = live.holes.classes.iter().flatten().copied().collect();
+        // Holes name slots: every slot holds one placed interval or is
+        // free.
+        let mut owner = alloc::collections::BTreeMap::new();
+        for &(x, _, _) in placed {
+            assert!(owner.insert(live.slot[x as usize], x).is_none());
+        }
+        let mut slots: Vec<u32> = owner.keys().chain(&live.free).copied().collect();
+        slots.sort_unstable();
+        assert_eq!(slots, (0..live.at.len() as u32).collect::<Vec<_>>());
+        let id = |(size, bottom, s): Hole| (size, bottom, if s == NONE { NONE } else { owner[&s] });
+        let held: BTreeSet<Hole> = live
+            .holes
+            .classes
+            .iter()
+            .flatten()
+            .map(|&h| id(h))
+            .collect();
         assert_eq!(held, want);
         assert_eq!(live.holes.len, want.len());
         // Each class a heap of its own sizes, each hole where `place` says.
@@ -482,15 +541,20 @@ mod tests {
             1, 2, 3, 5, 8, 31, 32, 33, 40, 64, 100, 1000, 1001, 1023, 1024, 2900,
         ] {
             let from: Vec<Hole> = want.range((size, i64::MIN, 0)..).copied().collect();
-            assert_eq!(holes.smallest(size), from.first().copied(), "size {size}");
+            assert_eq!(
+                holes.smallest(size).map(id),
+                from.first().copied(),
+                "size {size}"
+            );
             holes.sort_from(size);
-            assert_eq!(holes.sorted, from, "size {size}");
+            let got: Vec<Hole> = holes.sorted.iter().map(|&h| id(h)).collect();
+            assert_eq!(got, from, "size {size}");
         }
         let mut walk = Vec::new();
-        let mut x = live.lowest;
-        while x != NONE {
-            walk.push(x);
-            x = live.above[x as usize];
+        let mut s = live.lowest;
+        while s != NONE {
+            walk.push(owner[&s]);
+            s = live.at[s as usize].above;
         }
         assert_eq!(walk, sorted.iter().map(|s| s.2).collect::<Vec<_>>());
         assert_eq!(live.top(), sorted.last().map_or(0, |s| s.1));
