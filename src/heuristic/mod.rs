@@ -86,6 +86,6 @@ pub fn run_variant(
         return None;
     }
     let order = layout.order(variant, None, &mut poll).ok()?;
-    let (offsets, _) = layout.place(variant, &order, &mut poll).ok()?;
+    let (offsets, _) = layout.place(variant, &order, i64::MAX, &mut poll).ok()??;
     Some(crate::model::solution::Solution { offsets })
 }

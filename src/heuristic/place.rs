@@ -13,27 +13,41 @@ use crate::deadline::{Poll, Stop};
 
 impl Layout {
     /// Places every buffer with `variant`, the free ones in `order`.
-    /// Returns the offsets and the height.
+    /// Returns the offsets and the height; `None` once a buffer's top is
+    /// above `limit` (the height could only be higher: a caller that has
+    /// a placement of that height or lower need not wait for the rest).
     pub(crate) fn place(
         &self,
         variant: Variant,
         order: &[u32],
+        limit: i64,
         poll: &mut Poll<'_>,
-    ) -> Result<(Vec<i64>, i64), Stop> {
+    ) -> Result<Option<(Vec<i64>, i64)>, Stop> {
         let mut offsets = vec![0i64; self.len()];
-        match variant.strategy {
-            Strategy::Skyline => self.skyline(order, &mut offsets, poll)?,
-            Strategy::Online => self.online(order, variant.depth, &mut offsets, poll)?,
-            s => self.fill_holes(s == Strategy::BestFit, order, &mut offsets, poll)?,
-        }
+        let whole = match variant.strategy {
+            Strategy::Skyline => self.skyline(order, limit, &mut offsets, poll)?,
+            Strategy::Online => {
+                // Cheap enough to finish: its height is checked at the end.
+                self.online(order, variant.depth, &mut offsets, poll)?;
+                true
+            }
+            s => self.fill_holes(s == Strategy::BestFit, order, limit, &mut offsets, poll)?,
+        };
         let height = (0..self.len())
             .map(|b| offsets[b].saturating_add(self.size[b]))
             .max()
             .unwrap_or(0);
-        Ok((offsets, height))
+        Ok((whole && height <= limit).then_some((offsets, height)))
     }
 
-    fn skyline(&self, order: &[u32], offsets: &mut [i64], poll: &mut Poll<'_>) -> Result<(), Stop> {
+    /// Whether it placed every buffer (else one's top went above `limit`).
+    fn skyline(
+        &self,
+        order: &[u32],
+        limit: i64,
+        offsets: &mut [i64],
+        poll: &mut Poll<'_>,
+    ) -> Result<bool, Stop> {
         let mut sky = ChmaxTree::new(self.times);
         let fixed = (0..self.len() as u32).filter(|&b| self.fixed[b as usize].is_some());
         for b in fixed.chain(order.iter().copied()) {
@@ -56,17 +70,22 @@ impl Layout {
             }
             offsets[b] = offset;
             poll.tick(1 + 2 * pieces.len() as u64)?;
+            if offset.saturating_add(self.size[b]) > limit {
+                return Ok(false);
+            }
         }
-        Ok(())
+        Ok(true)
     }
 
+    /// Whether it placed every buffer (else one's top went above `limit`).
     fn fill_holes(
         &self,
         best: bool,
         order: &[u32],
+        limit: i64,
         offsets: &mut [i64],
         poll: &mut Poll<'_>,
-    ) -> Result<(), Stop> {
+    ) -> Result<bool, Stop> {
         let mut occ = Occupancy::new(self.times);
         let mut scratch = Scratch::default();
         let fixed = (0..self.len() as u32).filter(|&b| self.fixed[b as usize].is_some());
@@ -77,22 +96,23 @@ impl Layout {
                 None => self.lowest_free(&mut occ, None, b, best, &mut scratch, poll),
             };
             let stopped = match offset {
+                Ok(offset) if offset.saturating_add(self.size[b]) > limit => Some(Ok(false)),
                 Ok(offset) => {
                     self.occupy(&mut occ, None, b, offset);
                     offsets[b] = offset;
-                    poll.tick(1).err()
+                    poll.tick(1).err().map(Err)
                 }
-                Err(stop) => Some(stop),
+                Err(stop) => Some(Err(stop)),
             };
-            if let Some(stop) = stopped {
+            if let Some(end) = stopped {
                 // Its millions of tree nodes are freed elsewhere, not on
                 // the way back to the caller.
                 let bytes = occ.heap_bytes();
                 crate::deadline::discard(occ, bytes);
-                return Err(stop);
+                return end;
             }
         }
-        Ok(())
+        Ok(true)
     }
 
     /// Where buffer `b` goes in `occ` (whose slots are `time`'s, or the
@@ -163,6 +183,86 @@ impl Layout {
             }
             if !moved {
                 return Ok(offset);
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::base::rng::Rng;
+    use crate::deadline::Deadline;
+    use crate::model::buffer::{Buffer, Gap};
+    use crate::model::problem::Problem;
+
+    /// A placement stopped at a limit is one whose height would have been
+    /// above it: with the limit at the height or above, the same
+    /// placement; below it, none. (A portfolio that drops the rest of a
+    /// stopped order must lose nothing it would have kept.)
+    #[test]
+    fn a_limit_stops_only_placements_that_would_end_above_it() {
+        let d = Deadline::none();
+        let mut poll = Poll::new(&d, u64::MAX);
+        let mut rng = Rng::new(11);
+        for case in 0..120 {
+            let n = rng.below(1, 60) as usize;
+            let buffers: Vec<Buffer> = (0..n)
+                .map(|i| {
+                    let lower = rng.below(0, 30);
+                    let upper = lower + rng.below(1, 12);
+                    let b = Buffer::new(alloc::format!("b{i}"), lower, upper, rng.below(1, 50));
+                    let b = b.with_alignment([1, 1, 4][rng.below(0, 3) as usize]);
+                    match rng.below(0, 10) {
+                        // Several pieces: the walk over holes, not the tree's.
+                        0 if upper - lower >= 3 => b.with_gap(Gap {
+                            lower: lower + 1,
+                            upper: lower + 2,
+                            window: None,
+                        }),
+                        1 if case % 2 == 0 => b.with_offset(4 * rng.below(0, 20)),
+                        _ => b,
+                    }
+                })
+                .collect();
+            let Ok(problem) = Problem::new(i64::MAX, buffers) else {
+                continue;
+            };
+            let layout = Layout::new(&problem, &mut poll).unwrap();
+            if layout.fixed_clash {
+                continue;
+            }
+            for strategy in Strategy::ALL {
+                for variant in strategy.variants() {
+                    let order = layout.order(variant, None, &mut poll).unwrap();
+                    let (offsets, height) = layout
+                        .place(variant, &order, i64::MAX, &mut poll)
+                        .unwrap()
+                        .unwrap();
+                    for limit in [height, height + 1 + rng.below(0, 9)] {
+                        let again = layout.place(variant, &order, limit, &mut poll).unwrap();
+                        assert_eq!(again, Some((offsets.clone(), height)), "{variant:?}");
+                    }
+                    for limit in [height - 1, rng.below(0, height.max(1))] {
+                        let cut = layout.place(variant, &order, limit, &mut poll).unwrap();
+                        assert_eq!(cut, None, "{variant:?} at {limit} (height {height})");
+                    }
+                    // Stopped early, not at the end: below every top, after
+                    // the first buffer (the online strategy, cheap, only
+                    // checks at the end).
+                    let free = (0..n).filter(|&b| layout.fixed[b].is_none()).count();
+                    if strategy != Strategy::Online && free >= 2 && layout.fixed_top == 0 {
+                        let work = |limit: i64, poll: &mut Poll<'_>| {
+                            let from = poll.used();
+                            layout.place(variant, &order, limit, poll).unwrap();
+                            poll.used() - from
+                        };
+                        assert!(
+                            work(0, &mut poll) < work(i64::MAX, &mut poll),
+                            "{variant:?}"
+                        );
+                    }
+                }
             }
         }
     }

@@ -40,26 +40,34 @@ pub fn default_count(buffers: usize) -> u64 {
 
 const SPREADS: [f64; 4] = [0.02, 0.05, 0.15, 0.35];
 
-/// `variant` in its plain order.
-pub(crate) fn plain(layout: &Layout, variant: Variant, poll: &mut Poll<'_>) -> Result<Best, Stop> {
+/// `variant` in its plain order; `None` once it would end above `limit`
+/// (see [`Layout::place`]).
+pub(crate) fn plain(
+    layout: &Layout,
+    variant: Variant,
+    limit: i64,
+    poll: &mut Poll<'_>,
+) -> Result<Option<Best>, Stop> {
     let order = layout.order(variant, None, poll)?;
-    let (offsets, height) = layout.place(variant, &order, poll)?;
-    Ok(Best {
+    let placed = layout.place(variant, &order, limit, poll)?;
+    Ok(placed.map(|(offsets, height)| Best {
         offsets,
         height,
         variant,
         restart: 0,
-    })
+    }))
 }
 
-/// Perturbed restart `j >= 1` over `ranked` (not empty), best first.
+/// Perturbed restart `j >= 1` over `ranked` (not empty), best first;
+/// `None` once it would end above `limit`.
 pub(crate) fn perturbed(
     layout: &Layout,
     ranked: &[Variant],
     j: u64,
     seed: u64,
+    limit: i64,
     poll: &mut Poll<'_>,
-) -> Result<Best, Stop> {
+) -> Result<Option<Best>, Stop> {
     let k = ranked.len() as u64;
     let rank = u64::from(j.trailing_zeros()).min(k - 1);
     let variant = ranked[rank as usize];
@@ -72,11 +80,11 @@ pub(crate) fn perturbed(
     let spread = SPREADS[(turn % SPREADS.len() as u64) as usize];
     let mut rng = Rng::new(seed ^ j.wrapping_mul(0xA076_1D64_78BD_642F));
     let order = layout.order(variant, Some((&mut rng, spread)), poll)?;
-    let (offsets, height) = layout.place(variant, &order, poll)?;
-    Ok(Best {
+    let placed = layout.place(variant, &order, limit, poll)?;
+    Ok(placed.map(|(offsets, height)| Best {
         offsets,
         height,
         variant,
         restart: j,
-    })
+    }))
 }

@@ -590,7 +590,14 @@ mod tests {
             let mut poll = Poll::new(&d, 1 << 16);
             let (offsets, height) = online_at_once(&problem, &mut poll).unwrap().unwrap();
             let layout = Layout::new(&problem, &mut poll).unwrap();
-            let want = plain(&layout, Variant::plain(Strategy::Online), &mut poll).unwrap();
+            let want = plain(
+                &layout,
+                Variant::plain(Strategy::Online),
+                i64::MAX,
+                &mut poll,
+            )
+            .unwrap()
+            .unwrap();
             assert_eq!(offsets, want.offsets, "case {case}");
             assert_eq!(height, want.height, "case {case}");
             // What it declines.

@@ -382,7 +382,14 @@ mod tests {
             let problem = gapless(&mut rng);
             let mut poll = Poll::new(&deadline, u64::MAX);
             let layout = Layout::new(&problem, &mut poll).unwrap();
-            let start = plain(&layout, Variant::plain(Strategy::Online), &mut poll).unwrap();
+            let start = plain(
+                &layout,
+                Variant::plain(Strategy::Online),
+                i64::MAX,
+                &mut poll,
+            )
+            .unwrap()
+            .unwrap();
             let target = layout.max_load.max(layout.fixed_top);
             let mut repair = Repair::new(&layout, start.offsets, case, &mut poll).unwrap();
             assert!(repair.ejection.runs, "case {case}: gapless");
@@ -436,7 +443,14 @@ mod tests {
             let none = Deadline::none();
             let mut poll = Poll::new(&none, u64::MAX);
             let layout = Layout::new(&problem, &mut poll).unwrap();
-            let start = plain(&layout, Variant::plain(Strategy::Online), &mut poll).unwrap();
+            let start = plain(
+                &layout,
+                Variant::plain(Strategy::Online),
+                i64::MAX,
+                &mut poll,
+            )
+            .unwrap()
+            .unwrap();
             let target = layout.max_load.max(layout.fixed_top);
             let mut repair = Repair::new(&layout, start.offsets.clone(), case, &mut poll).unwrap();
             let steps = rng.below(1, 40) as u64;

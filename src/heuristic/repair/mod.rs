@@ -412,7 +412,9 @@ mod tests {
             let mut poll = Poll::new(&deadline, u64::MAX);
             let layout = Layout::new(&problem, &mut poll).unwrap();
             let variant = Variant::plain(Strategy::Online);
-            let start = plain(&layout, variant, &mut poll).unwrap();
+            let start = plain(&layout, variant, i64::MAX, &mut poll)
+                .unwrap()
+                .unwrap();
             let target = layout.max_load.max(layout.fixed_top);
             let mut repair = Repair::new(&layout, start.offsets, case, &mut poll).unwrap();
             let mut height = repair.height();

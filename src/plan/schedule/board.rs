@@ -70,10 +70,15 @@ impl<T> Slot<T> {
     }
 }
 
+/// The height recorded for a plain order stopped once it reached the
+/// lowest plain height then finished: not known, and no lower than that.
+pub(super) const CUT: i64 = i64::MAX - 1;
+
 /// What the lanes share.
 pub(crate) struct Board {
     /// The next plain placement to run, and the heights of those run
-    /// (`i64::MAX`: not yet).
+    /// (`i64::MAX`: not yet; [`CUT`]: stopped at the lowest of those
+    /// finished then, which it could only have reached or passed).
     pub(super) next_plain: AtomicUsize,
     pub(super) plain_heights: Vec<AtomicI64>,
     /// Plain orders claimed while another lane held `holes`: run later.
@@ -135,6 +140,15 @@ impl Board {
             board.publish(work, &Incumbent::from_best(first.clone()));
         }
         board
+    }
+
+    /// The lowest height of the plain orders finished (`i64::MAX`: none).
+    pub(super) fn best_plain(&self) -> i64 {
+        self.plain_heights
+            .iter()
+            .map(|h| h.load(Ordering::Relaxed))
+            .min()
+            .unwrap_or(i64::MAX)
     }
 
     /// Whether the caller is the one lane to prove the late bound.

@@ -4,7 +4,7 @@
 use alloc::vec::Vec;
 use core::sync::atomic::Ordering;
 
-use super::board::{Board, Incumbent};
+use super::board::{Board, Incumbent, CUT};
 use super::work::{Goal, Work, EXACT_NODES, UNIT_MIN, UNIT_PER_BUFFER};
 use crate::deadline::{Deadline, Poll, Stop};
 use crate::heuristic::{self, Layout, Repair, Variant};
@@ -169,12 +169,18 @@ impl Lane<'_, '_> {
             return Some(self.coarse(&mut poll).map(|()| poll.used().max(1)));
         }
         let placed = if let Some((i, holes)) = self.board.claim_plain(variants) {
-            let found = heuristic::plain(layout, variants[i], &mut poll);
+            // Stopped once it reaches the lowest plain height finished: it
+            // could only end there or higher, so the portfolio, which has
+            // that placement, is never above it (see "Dominance"), and the
+            // lowest plain height stays exact.
+            let limit = self.board.best_plain().saturating_sub(1);
+            let found = heuristic::plain(layout, variants[i], limit, &mut poll);
             if holes {
                 self.board.holes.store(false, Ordering::Release);
             }
             if let Ok(b) = &found {
-                self.board.plain_heights[i].store(b.height, Ordering::Relaxed);
+                let height = b.as_ref().map_or(CUT, |b| b.height);
+                self.board.plain_heights[i].store(height, Ordering::Relaxed);
                 self.board.plain_done.fetch_add(1, Ordering::Relaxed);
             }
             found
@@ -193,15 +199,20 @@ impl Lane<'_, '_> {
             if self.restart_quota().is_some_and(|quota| j > quota) {
                 return None;
             }
-            let found =
-                heuristic::perturbed(layout, ranked, j, self.seed_for_restarts(), &mut poll);
+            // Stopped once it reaches the lane's best: it could not be
+            // taken.
+            let limit = self.height().saturating_sub(1);
+            let seed = self.seed_for_restarts();
+            let found = heuristic::perturbed(layout, ranked, j, seed, limit, &mut poll);
             if found.is_ok() {
                 self.board.restarts.fetch_add(1, Ordering::Relaxed);
             }
             found
         };
         Some(placed.map(|b| {
-            self.offer(Incumbent::from_best(b));
+            if let Some(b) = b {
+                self.offer(Incumbent::from_best(b));
+            }
             poll.used().max(1)
         }))
     }
@@ -249,7 +260,10 @@ impl Lane<'_, '_> {
             return Ok(());
         }
         for &variant in &self.work.variants[..self.work.primary] {
-            let b = heuristic::plain(&layout, variant, poll)?;
+            let limit = self.height().saturating_sub(1);
+            let Some(b) = heuristic::plain(&layout, variant, limit, poll)? else {
+                continue;
+            };
             self.offer(Incumbent {
                 offsets: coarse.lift(&b.offsets),
                 height: b.height,
@@ -311,7 +325,7 @@ impl Lane<'_, '_> {
         let variants = &self.work.variants;
         let mut ranked: Vec<Variant> = Vec::with_capacity(heights.len());
         for (k, &(h, i)) in heights.iter().enumerate() {
-            let repeat = h != i64::MAX
+            let repeat = h < CUT
                 && heights[..k]
                     .iter()
                     .any(|&(g, j)| g == h && variants[j].strategy == variants[i].strategy);
