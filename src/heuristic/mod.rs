@@ -48,6 +48,8 @@ pub(crate) use graph_walk::{Aim, GraphWalk};
 pub(crate) use layout::{stack, Layout};
 pub(crate) use online::online_at_once;
 pub(crate) use repair::Repair;
+#[cfg(test)]
+pub(crate) use restarts::plain_online;
 pub use restarts::{default_count, Best};
 pub(crate) use restarts::{perturbed, plain};
 pub use strategy::{BadStrategy, Strategy, Variant};

@@ -58,6 +58,17 @@ pub(crate) fn plain(
     }))
 }
 
+/// The online strategy's plain order, whole (for tests that need a
+/// first placement to start from).
+#[cfg(test)]
+pub(crate) fn plain_online(layout: &Layout, poll: &mut Poll<'_>) -> Best {
+    let online = Variant::plain(super::Strategy::Online);
+    plain(layout, online, i64::MAX, poll)
+        .ok()
+        .flatten()
+        .expect("a plain order without a limit or a deadline places everything")
+}
+
 /// Perturbed restart `j >= 1` over `ranked` (not empty), best first;
 /// `None` once it would end above `limit`.
 pub(crate) fn perturbed(

@@ -268,7 +268,7 @@ mod tests {
     fn placed_at_once_as_the_layout_places() {
         use crate::base::rng::Rng;
         use crate::deadline::Deadline;
-        use crate::heuristic::{plain, Strategy, Variant};
+        use crate::heuristic::plain_online;
         use crate::model::buffer::Gap;
 
         let d = Deadline::none();
@@ -289,14 +289,7 @@ mod tests {
             let mut poll = Poll::new(&d, 1 << 16);
             let (offsets, height) = online_at_once(&problem, &mut poll).unwrap().unwrap();
             let layout = Layout::new(&problem, &mut poll).unwrap();
-            let want = plain(
-                &layout,
-                Variant::plain(Strategy::Online),
-                i64::MAX,
-                &mut poll,
-            )
-            .unwrap()
-            .unwrap();
+            let want = plain_online(&layout, &mut poll);
             assert_eq!(offsets, want.offsets, "case {case}");
             assert_eq!(height, want.height, "case {case}");
             // What it declines.

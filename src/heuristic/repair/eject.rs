@@ -341,7 +341,7 @@ mod tests {
     use super::*;
     use crate::base::rng::Rng;
     use crate::deadline::Deadline;
-    use crate::heuristic::{plain, Strategy, Variant};
+    use crate::heuristic::plain_online;
     use crate::model::problem::{Buffer, Problem};
     use crate::model::solution::{validate_below, Solution};
     use alloc::vec::Vec;
@@ -382,14 +382,7 @@ mod tests {
             let problem = gapless(&mut rng);
             let mut poll = Poll::new(&deadline, u64::MAX);
             let layout = Layout::new(&problem, &mut poll).unwrap();
-            let start = plain(
-                &layout,
-                Variant::plain(Strategy::Online),
-                i64::MAX,
-                &mut poll,
-            )
-            .unwrap()
-            .unwrap();
+            let start = plain_online(&layout, &mut poll);
             let target = layout.max_load.max(layout.fixed_top);
             let mut repair = Repair::new(&layout, start.offsets, case, &mut poll).unwrap();
             assert!(repair.ejection.runs, "case {case}: gapless");
@@ -443,14 +436,7 @@ mod tests {
             let none = Deadline::none();
             let mut poll = Poll::new(&none, u64::MAX);
             let layout = Layout::new(&problem, &mut poll).unwrap();
-            let start = plain(
-                &layout,
-                Variant::plain(Strategy::Online),
-                i64::MAX,
-                &mut poll,
-            )
-            .unwrap()
-            .unwrap();
+            let start = plain_online(&layout, &mut poll);
             let target = layout.max_load.max(layout.fixed_top);
             let mut repair = Repair::new(&layout, start.offsets.clone(), case, &mut poll).unwrap();
             let steps = rng.below(1, 40) as u64;

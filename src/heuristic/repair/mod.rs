@@ -348,7 +348,7 @@ impl<'a> Repair<'a> {
 mod tests {
     use super::*;
     use crate::deadline::Deadline;
-    use crate::heuristic::{plain, Strategy, Variant};
+    use crate::heuristic::{plain_online, Strategy};
     use crate::model::problem::{Buffer, Gap, Problem, Window};
     use crate::model::solution::{validate_below, Solution};
 
@@ -411,10 +411,7 @@ mod tests {
             let problem = random_problem(&mut rng, n, horizon);
             let mut poll = Poll::new(&deadline, u64::MAX);
             let layout = Layout::new(&problem, &mut poll).unwrap();
-            let variant = Variant::plain(Strategy::Online);
-            let start = plain(&layout, variant, i64::MAX, &mut poll)
-                .unwrap()
-                .unwrap();
+            let start = plain_online(&layout, &mut poll);
             let target = layout.max_load.max(layout.fixed_top);
             let mut repair = Repair::new(&layout, start.offsets, case, &mut poll).unwrap();
             let mut height = repair.height();
