@@ -62,7 +62,7 @@ pub(crate) fn plain(
 /// first placement to start from).
 #[cfg(test)]
 pub(crate) fn plain_online(layout: &Layout, poll: &mut Poll<'_>) -> Best {
-    let online = Variant::plain(super::Strategy::Online);
+    let online = Variant::plain(super::strategy::Strategy::Online);
     plain(layout, online, i64::MAX, poll)
         .ok()
         .flatten()
