@@ -132,16 +132,8 @@ impl Live {
             }
         };
         self.slot[x as usize] = s;
-        if under == NONE {
-            self.lowest = s;
-        } else {
-            self.at[under as usize].above = s;
-        }
-        if over == NONE {
-            self.highest = s;
-        } else {
-            self.at[over as usize].below = s;
-        }
+        self.join(under, s);
+        self.join(s, over);
         self.gap(under, s, true);
         self.gap(s, over, true);
         if let Some(m) = self.by_bottom.as_mut() {
@@ -160,21 +152,25 @@ impl Live {
         } = self.at[s as usize];
         self.gap(under, s, false);
         self.gap(s, over, false);
-        if under == NONE {
-            self.lowest = over;
-        } else {
-            self.at[under as usize].above = over;
-        }
-        if over == NONE {
-            self.highest = under;
-        } else {
-            self.at[over as usize].below = under;
-        }
+        self.join(under, over);
         self.gap(under, over, true);
         if let Some(m) = self.by_bottom.as_mut() {
             m.remove(&bottom);
         }
         self.free.push(s);
+    }
+
+    /// Makes slot `upper` the next above slot `lower` (either `NONE`: the
+    /// floor, or nothing above).
+    fn join(&mut self, lower: u32, upper: u32) {
+        match lower {
+            NONE => self.lowest = upper,
+            l => self.at[l as usize].above = upper,
+        }
+        match upper {
+            NONE => self.highest = lower,
+            u => self.at[u as usize].below = lower,
+        }
     }
 
     /// The top of the highest interval (0 if none).
