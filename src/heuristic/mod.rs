@@ -39,6 +39,7 @@ mod place;
 pub(crate) mod priced;
 mod repair;
 mod restarts;
+mod shares;
 mod strategy;
 #[cfg(feature = "constraints")]
 mod tabu;
@@ -52,6 +53,7 @@ pub(crate) use repair::Repair;
 pub(crate) use restarts::plain_online;
 pub use restarts::{default_count, Best};
 pub(crate) use restarts::{perturbed, plain};
+pub(crate) use shares::Shares;
 pub use strategy::{BadStrategy, Strategy, Variant};
 
 #[cfg(any(test, feature = "internals"))]

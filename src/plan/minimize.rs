@@ -108,8 +108,8 @@ struct Bisection {
     memo: exact_call::Memo,
 }
 
-/// With a core of its own, the share of the time left one exact attempt
-/// may take.
+/// In a round bounded by time, the share of the time left one exact
+/// attempt may take (unless it is the last capacity to try).
 const EXACT_SHARE: u32 = 3;
 
 /// Without a timeout, the nodes one exact attempt may visit (per buffer):
@@ -175,9 +175,17 @@ impl Bisection {
             if limit < u64::MAX {
                 params.node_limit = Some(params.node_limit.map_or(limit, |n| n.min(limit)));
             }
-            // The only capacity left to try gets all the time there is.
-            let attempt = match (nodes, deadline.remaining()) {
-                (None, Some(left)) if self.lo < hi => deadline.sooner(left / EXACT_SHARE),
+            // The only capacity left to try gets all the time there is;
+            // else, where rounds are bounded by time (a core of its own,
+            // or a lane's share of its core: with a timeout and no count
+            // of restarts), an attempt takes at most a third of the
+            // round's time left, so that the round still climbs to the
+            // capacities near the best.
+            let clocked = work.deadline.remaining().is_some() && work.options.restarts.is_none();
+            let attempt = match deadline.remaining() {
+                Some(left) if self.lo < hi && (nodes.is_none() || clocked) => {
+                    deadline.sooner(left / EXACT_SHARE)
+                }
                 _ => *deadline,
             };
             let (verdict, stats) =

@@ -25,17 +25,16 @@
 mod eject;
 mod exact;
 mod index;
-mod shares;
 
 use alloc::vec::Vec;
 
 use super::layout::{Layout, LocalTime, Scratch};
 use super::occupancy::Occupancy;
+use super::shares::Shares;
 use crate::base::rng::Rng;
 use crate::deadline::{Poll, Stop};
 use exact::{exact_window, EXACT_WINDOW};
 pub(crate) use index::TimeIndex;
-use shares::Shares;
 
 /// The smallest and largest window a step takes.
 const MIN_WINDOW: u32 = 3; // 2^3 = 8 buffers

@@ -7,7 +7,7 @@ use core::sync::atomic::Ordering;
 use super::board::{Board, Incumbent, CUT};
 use super::work::{Goal, Work, EXACT_NODES, UNIT_MIN, UNIT_PER_BUFFER};
 use crate::deadline::{Deadline, Poll, Stop};
-use crate::heuristic::{self, Layout, Repair, Variant};
+use crate::heuristic::{self, Layout, Repair, Shares, Variant};
 use crate::model::problem::Problem;
 use crate::plan::options::Source;
 
@@ -53,6 +53,13 @@ pub(super) struct Lane<'w, 'a> {
     /// How long the last exact round took (read when clocked).
     #[cfg(feature = "constraints")]
     pub(super) exact_time: core::time::Duration,
+    /// When the last exact round ended (read when clocked).
+    pub(super) exact_ended: core::time::Duration,
+    /// With one lane and a clock, the exact rounds' time against the
+    /// rest's (see [`Lane::exact_round`]), and the gap at the last record
+    /// (`i64::MAX`: no placement then).
+    pub(super) time_shares: Shares,
+    pub(super) gap_marked: i64,
     pub(super) ranked: Option<Vec<Variant>>,
     /// How many plain orders had finished when `ranked` was made.
     pub(super) ranked_at: usize,
@@ -337,7 +344,7 @@ impl Lane<'_, '_> {
     }
 
     /// Takes `inc` if it is lower than the lane's best.
-    fn offer(&mut self, inc: Incumbent) {
+    pub(super) fn offer(&mut self, inc: Incumbent) {
         let none = self.mine.is_none() && !(self.repairing_mine && self.repair.is_some());
         if inc.height < self.height() || none {
             self.board.publish(self.work, &inc);
@@ -357,7 +364,7 @@ impl Lane<'_, '_> {
 
     /// What the repair and the walk aim at: the capacity to fit, or the
     /// board's lower bound.
-    fn target(&self, goal: Goal) -> i64 {
+    pub(super) fn target(&self, goal: Goal) -> i64 {
         match goal {
             Goal::Fit(capacity) => capacity,
             Goal::Minimize => self.board.lower(),
@@ -414,139 +421,6 @@ impl Lane<'_, '_> {
         }
 
         Ok(())
-    }
-
-    /// On a separated kernel in the portfolio, the walk over orders on
-    /// its conflict graph (a method of one heuristic runs as it always
-    /// has).
-    #[cfg(feature = "constraints")]
-    fn start_walk(&mut self) {
-        let portfolio = self.work.options.method == crate::plan::options::Method::Auto;
-        if self.work.options.solver.conflict_graph && portfolio {
-            let target = self.work.lower_bound;
-            self.walk = crate::heuristic::GraphWalk::new(self.work.problem, target, self.seed);
-        }
-    }
-
-    /// Whether shares of time may follow the clock: with a timeout and no
-    /// count of restarts (else the result must not depend on it).
-    #[cfg(feature = "constraints")]
-    fn clocked(&self) -> bool {
-        self.work.deadline.remaining().is_some() && self.work.options.restarts.is_none()
-    }
-
-    /// With one lane, the walk gets as much before each exact round (from
-    /// the second) as the round before had: its time when clocked, else
-    /// its nodes' work. (The first round goes first: it proves most
-    /// kernels at once.)
-    #[cfg(feature = "constraints")]
-    fn walk_before_exact(&mut self, round: u32, goal: Goal) -> Result<(), Stop> {
-        if self.lanes > 1 {
-            return Ok(());
-        }
-        let nodes = EXACT_NODES << (2 * (round - 1)).min(40);
-        let time = self.clocked().then_some(self.exact_time);
-        self.walk_turn((nodes, time), goal)
-    }
-
-    /// One exact round of `nodes` per attempt; a lane that walks, when
-    /// clocked, gives it at most half the time left, so that the walk's
-    /// turn comes (else one round of a 200-buffer kernel can take a whole
-    /// second), and keeps how long it took.
-    fn exact_round(&mut self, ex: &mut ExactRound<'_>, nodes: Option<u64>) -> Exact {
-        #[cfg(feature = "constraints")]
-        {
-            let started = self.deadline.elapsed();
-            let halved = match (&self.walk, self.deadline.remaining()) {
-                (Some(_), Some(left)) if self.lanes == 1 && self.clocked() => {
-                    Some(self.deadline.sooner(left / 2))
-                }
-                _ => None,
-            };
-            let found = ex(nodes, halved.as_ref().unwrap_or(self.deadline), self.board);
-            self.exact_time = self.deadline.elapsed().saturating_sub(started);
-            found
-        }
-        #[cfg(not(feature = "constraints"))]
-        ex(nodes, self.deadline, self.board)
-    }
-
-    /// A turn of the walk worth `nodes` of the exact search, or `time`
-    /// when given, if the lane walks (see [`Self::walk_for`]) and has a
-    /// placement.
-    #[cfg(feature = "constraints")]
-    fn walk_turn(
-        &mut self,
-        (nodes, time): (u64, Option<core::time::Duration>),
-        goal: Goal,
-    ) -> Result<(), Stop> {
-        let (Some(walk), Some(mine)) = (&self.walk, &self.mine) else {
-            return Ok(());
-        };
-        let work = match time {
-            Some(_) => u64::MAX,
-            None => nodes.saturating_mul(walk.node_weight()),
-        };
-        let mut credit = i64::try_from(work).unwrap_or(i64::MAX / 4);
-        let target = self.target(goal);
-        let best = mine.height;
-        let turn_ends = time.map(|t| self.deadline.sooner(t));
-        let mut poll = Poll::new(turn_ends.as_ref().unwrap_or(self.deadline), 1 << 12);
-        let walked = self.walk_for(&mut credit, (target, best), goal, &mut poll);
-        self.publish();
-        // The turn's own end is not the plan's.
-        walked.or_else(|_| self.deadline.check())
-    }
-
-    /// The walk over orders on the conflict graph (a separated kernel's,
-    /// where the repair's windows over time say little), and its search
-    /// over offsets, while the grant lasts: aimed at `target` (minimising,
-    /// the search over offsets halfway there from the best), they offer
-    /// each placement lower than `best`.
-    #[cfg(feature = "constraints")]
-    fn walk_for(
-        &mut self,
-        credit: &mut i64,
-        (target, best): (i64, i64),
-        goal: Goal,
-        poll: &mut Poll<'_>,
-    ) -> Result<(), Stop> {
-        let halving = matches!(goal, Goal::Minimize);
-        let mut slot = self.walk.take();
-        if let (Some(walk), Some(mine)) = (slot.as_mut(), self.mine.as_ref()) {
-            walk.start_from(&mine.offsets);
-        }
-        let mut best = best;
-        let mut ended = Ok(());
-        while let Some(walk) = slot.as_mut().filter(|_| *credit > 0 && best > target) {
-            let before = poll.used();
-            let aim = heuristic::Aim {
-                work: *credit as u64,
-                target,
-                best,
-                halving,
-            };
-            let found = walk.run(aim, poll);
-            *credit -= (poll.used() - before).max(1) as i64;
-            match found {
-                Ok(Some((offsets, height))) => {
-                    best = height;
-                    self.offer(Incumbent {
-                        offsets,
-                        height,
-                        source: Source::Walked,
-                    });
-                }
-                // Its work spent, or it cannot run at this target.
-                Ok(None) => break,
-                Err(stop) => {
-                    ended = Err(stop);
-                    break;
-                }
-            }
-        }
-        self.walk = slot;
-        ended
     }
 
     /// Publishes the lane's best if the repair lowered it or it is new.

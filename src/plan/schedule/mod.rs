@@ -43,6 +43,7 @@
 
 mod board;
 mod lane;
+mod turns;
 mod work;
 
 use core::sync::atomic::Ordering;
@@ -96,6 +97,9 @@ pub(crate) fn run(
             walk: None,
             #[cfg(feature = "constraints")]
             exact_time: core::time::Duration::ZERO,
+            exact_ended: core::time::Duration::ZERO,
+            time_shares: crate::heuristic::Shares::lane_time(),
+            gap_marked: i64::MAX,
             ranked: None,
             ranked_at: 0,
             coarse_solve: coarse,

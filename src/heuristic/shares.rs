@@ -1,13 +1,14 @@
-//! How a repair shares its work between two kinds of step: window steps
+//! How work is shared between two kinds of it: in a repair, window steps
 //! against ejection attempts, and among windows, first-fit against the
-//! exact search. Each kind gets a share of the work in proportion to
+//! exact search; in a lane alone on its core, the exact search against
+//! everything else (placements and repair). Each kind gets a share of the work in proportion to
 //! what it gained per unit of work so far (with a prior, so that a kind
 //! that has not paid off yet keeps a floor of the work), so that the
 //! cheaper kind per improvement gets more whatever the family, and an
 //! unlucky start starves neither.
 
 /// Two kinds of step, the first and the second, and what each gained.
-pub(super) struct Shares {
+pub(crate) struct Shares {
     /// Work spent by the first kind, then the second.
     spent: [u64; 2],
     /// What each gained, summed.
@@ -18,14 +19,13 @@ pub(super) struct Shares {
 /// How gains become shares.
 #[derive(Clone, Copy)]
 struct Rule {
-    /// Each kind starts as if it had gained this over [`PRIOR_WORK`].
+    /// Each kind starts as if it had gained this over `prior_work`.
     prior_gain: f64,
+    prior_work: f64,
     /// The second kind's share stays within these.
     least: f64,
     most: f64,
 }
-
-const PRIOR_WORK: f64 = 1e6;
 
 impl Shares {
     /// Window steps (first) against ejection attempts (second), gaining
@@ -34,9 +34,10 @@ impl Shares {
     /// counted but what they took off); each keeps at least a quarter,
     /// so what either would reach alone the two reach within about four
     /// times its work.
-    pub(super) fn methods() -> Shares {
+    pub(crate) fn methods() -> Shares {
         Shares::new(Rule {
             prior_gain: 0.01,
+            prior_work: 1e6,
             least: 0.25,
             most: 0.75,
         })
@@ -45,10 +46,25 @@ impl Shares {
     /// First-fit windows (first) against the exact search's (second),
     /// gaining one for each window lowered; the exact search gets between
     /// a sixteenth and three quarters.
-    pub(super) fn step_kinds() -> Shares {
+    pub(crate) fn step_kinds() -> Shares {
         Shares::new(Rule {
             prior_gain: 1.0,
+            prior_work: 1e6,
             least: 1.0 / 16.0,
+            most: 0.75,
+        })
+    }
+
+    /// The rest of a lane's work (first) against its exact rounds
+    /// (second), in microseconds, gaining the part of the gap between
+    /// the best height and the lower bound each closed (a proof closes
+    /// it from below, a placement from above); each keeps at least a
+    /// quarter of the time.
+    pub(crate) fn lane_time() -> Shares {
+        Shares::new(Rule {
+            prior_gain: 0.01,
+            prior_work: 1e5,
+            least: 0.25,
             most: 0.75,
         })
     }
@@ -62,22 +78,29 @@ impl Shares {
     }
 
     /// The second kind's share of the work.
-    fn second_share(&self) -> f64 {
+    pub(crate) fn second_share(&self) -> f64 {
         let rule = self.rule;
-        let rate =
-            |k: usize| (self.gained[k] + rule.prior_gain) / (self.spent[k] as f64 + PRIOR_WORK);
+        let rate = |k: usize| {
+            (self.gained[k] + rule.prior_gain) / (self.spent[k] as f64 + rule.prior_work)
+        };
         let (first, second) = (rate(0), rate(1));
         (second / (first + second)).clamp(rule.least, rule.most)
     }
 
+    /// Whether the second kind has gained, and so much more per unit of
+    /// work than the first that it has the most work the rule gives it.
+    pub(crate) fn second_favoured(&self) -> bool {
+        self.gained[1] > 0.0 && self.second_share() >= self.rule.most
+    }
+
     /// Whether the next step is of the second kind: when its work is
     /// below its share.
-    pub(super) fn second_next(&self) -> bool {
+    pub(crate) fn second_next(&self) -> bool {
         let total = (self.spent[0] + self.spent[1]) as f64;
         (self.spent[1] as f64) <= self.second_share() * total
     }
 
-    pub(super) fn record(&mut self, second: bool, work: u64, gained: f64) {
+    pub(crate) fn record(&mut self, second: bool, work: u64, gained: f64) {
         let k = usize::from(second);
         self.spent[k] += work;
         self.gained[k] += gained;
@@ -155,5 +178,39 @@ mod tests {
                 assert!(share < 0.3, "windows pay and ejection gets {share}");
             }
         }
+    }
+
+    /// A lane's exact rounds are favoured (not cut) only once they have
+    /// closed part of the gap, and by more per second than the rest: an
+    /// exact search that closes nothing, however little it has spent,
+    /// keeps being cut to its share, and the rest keeps a quarter.
+    #[test]
+    fn lane_time_favours_the_exact_search_only_once_it_pays() {
+        // Neither gains, the exact search having spent far less: the
+        // rates favour it by the prior alone, yet it is not favoured.
+        let mut lane = Shares::lane_time();
+        lane.record(false, 4_000_000, 0.0);
+        lane.record(true, 10_000, 0.0);
+        assert!(lane.second_share() >= 0.75);
+        assert!(!lane.second_favoured(), "favoured for spending little");
+        // The rest closes a tenth of the gap, the exact search nothing.
+        let mut lane = Shares::lane_time();
+        lane.record(false, 1_000_000, 0.1);
+        lane.record(true, 1_000_000, 0.0);
+        assert!((lane.second_share() - 0.25).abs() < 1e-9);
+        assert!(!lane.second_favoured());
+        // The exact search closes a fifth in the time the rest closes a
+        // hundredth: favoured, at three quarters and no more.
+        let mut lane = Shares::lane_time();
+        lane.record(false, 1_000_000, 0.01);
+        lane.record(true, 1_000_000, 0.2);
+        assert!((lane.second_share() - 0.75).abs() < 1e-9);
+        assert!(lane.second_favoured());
+        // Both close the gap alike: shared about evenly, not favoured.
+        let mut lane = Shares::lane_time();
+        lane.record(false, 1_000_000, 0.1);
+        lane.record(true, 1_000_000, 0.1);
+        assert!((lane.second_share() - 0.5).abs() < 1e-9);
+        assert!(!lane.second_favoured());
     }
 }
