@@ -6,6 +6,8 @@
 //! and step records as it polls, so a grant means the same on every run):
 //! 1. the exact search (lane 0, where it applies) with `EXACT_NODES << r`
 //!    nodes per attempt: on small problems it gets its chance at once;
+//!    alone on its core with a timeout, a round also takes no more time
+//!    than the rest of the lane's work earns it (see `turns.rs`);
 //! 2. placements: first every strategy's plain order, cheapest first,
 //!    claimed from a counter the lanes share (so they spread over the
 //!    cores), all in round 0; then the other variants' plain orders (the
@@ -36,8 +38,10 @@
 //! problems one lane at a time builds one, so that peak memory does not
 //! grow with the cores; a lane that finds one being built takes other
 //! work and comes back to it. With one lane the sequence of work does not depend on
-//! the clock, so a run with budget 2T does all that a run with budget T
-//! does and more: it never ends higher. Lanes publish their best placement
+//! the budget (without a timeout it does not depend on the clock at all;
+//! with one, the exact rounds' share follows the time each side took,
+//! never the time left), so a run with budget 2T does all that a run with
+//! budget T does and more: it never ends higher. Lanes publish their best placement
 //! to a board at the end of each round and take the board's when it is
 //! lower than their own.
 
