@@ -69,6 +69,19 @@ impl Shares {
         })
     }
 
+    /// A lane's placements once the plain orders are out (first: the
+    /// perturbed restarts) against its repair (second), in units of
+    /// work, gaining the part of the gap each closed; `unit` is a round's
+    /// first grant (the prior's work), and each keeps a quarter.
+    pub(crate) fn restarts_against_repair(unit: f64) -> Shares {
+        Shares::new(Rule {
+            prior_gain: 0.01,
+            prior_work: unit,
+            least: 0.25,
+            most: 0.75,
+        })
+    }
+
     fn new(rule: Rule) -> Shares {
         Shares {
             spent: [0; 2],
@@ -212,5 +225,32 @@ mod tests {
         lane.record(true, 1_000_000, 0.1);
         assert!((lane.second_share() - 0.5).abs() < 1e-9);
         assert!(!lane.second_favoured());
+    }
+
+    /// A lane's placements and repair: the work follows what each
+    /// lowered, within a quarter and three quarters, and the prior is a
+    /// round's first grant, so that the first grants decide nothing alone.
+    #[test]
+    fn restarts_and_repair_share_by_what_each_lowers() {
+        let unit = 1_600_000.0;
+        let mut lane = Shares::restarts_against_repair(unit);
+        // One grant each, nothing lowered: still even.
+        lane.record(false, 1_600_000, 0.0);
+        lane.record(true, 1_600_000, 0.0);
+        assert!((lane.second_share() - 0.5).abs() < 1e-9);
+        // The repair closes a tenth of the gap in its next grants, the
+        // restarts nothing: the repair gets three quarters, no more.
+        for _ in 0..4 {
+            lane.record(false, 1_600_000, 0.0);
+            lane.record(true, 1_600_000, 0.025);
+        }
+        assert!((lane.second_share() - 0.75).abs() < 1e-9);
+        // The restarts then lower more per unit of work: the share turns.
+        for _ in 0..8 {
+            lane.record(false, 1_600_000, 0.05);
+            lane.record(true, 1_600_000, 0.0);
+        }
+        assert!(lane.second_share() < 0.5);
+        assert!(lane.second_share() >= 0.25);
     }
 }

@@ -59,6 +59,9 @@ pub(super) struct Lane<'w, 'a> {
     /// rest's (see [`Lane::exact_round`]), and the gap at the last record
     /// (`i64::MAX`: no placement then).
     pub(super) time_shares: Shares,
+    /// Once the plain orders are out, the placements' work against the
+    /// repair's (see [`Lane::split`]).
+    pub(super) grants: Shares,
     pub(super) gap_marked: i64,
     pub(super) ranked: Option<Vec<Variant>>,
     /// How many plain orders had finished when `ranked` was made.
@@ -88,16 +91,28 @@ impl Lane<'_, '_> {
             // With other lanes placing, lane 0 gives its time to the
             // exact search until that is done (after round 0's placements).
             let placing_here = exact_done || self.lanes == 1 || round == 0;
-            placing = placing.saturating_add(grant).min(grant);
+            // Once the plain orders are out, placements (the perturbed
+            // restarts) and repair share two grants by what each has
+            // lowered per unit of work; before, one grant each.
+            let plain_out = !self.board.plain_left(self.work.variants.len());
+            let (place_grant, repair_grant) = match plain_out {
+                true => self.split(grant),
+                false => (grant, grant),
+            };
+            placing = placing.saturating_add(place_grant).min(place_grant);
             // Every strategy's plain order runs in round 0, whatever the
             // grant.
             let plain_left = || round == 0 && self.board.plain_left(self.work.primary);
+            let before = (self.height(), placing);
             while placing_here && (placing > 0 || plain_left()) && !self.board.done(goal) {
                 match self.place_one() {
                     Some(Ok(used)) => placing -= used as i64,
                     Some(Err(_)) => return self.publish(),
                     None => break,
                 }
+            }
+            if plain_out {
+                self.record_grant(false, before, placing);
             }
             self.publish();
             // The plain orders are out: now the bound that waited for
@@ -143,10 +158,14 @@ impl Lane<'_, '_> {
             // what the portfolio measures first.
             let plain_left = self.board.plain_left(self.work.variants.len());
             repairing = repairing
-                .saturating_add(if plain_left { grant / 4 } else { grant })
-                .min(grant);
+                .saturating_add(if plain_left { grant / 4 } else { repair_grant })
+                .min(repair_grant);
+            let before = (self.height(), repairing);
             if placing_here && self.repair_for(&mut repairing, goal).is_err() {
                 return self.publish();
+            }
+            if plain_out && placing_here {
+                self.record_grant(true, before, repairing);
             }
             self.publish();
             self.adopt();
@@ -162,6 +181,31 @@ impl Lane<'_, '_> {
             }
         }
         self.publish();
+    }
+
+    /// Two grants' worth of work, split between the placements and the
+    /// repair by what each lowered per unit of work so far
+    /// ([`Shares::restarts_against_repair`]): on some families the
+    /// restarts find the lower placements, on others the repair, and
+    /// each keeps a quarter whatever they found.
+    fn split(&self, grant: i64) -> (i64, i64) {
+        let repair = self.grants.second_share();
+        let both = grant.saturating_mul(2) as f64;
+        ((both * (1.0 - repair)) as i64, (both * repair) as i64)
+    }
+
+    /// Records what one kind of work did: from `(height, credit)` before
+    /// to the lane's height and `credit` now, the part of the gap to the
+    /// lower bound it closed.
+    fn record_grant(&mut self, repair: bool, (height, credit): (i64, i64), left: i64) {
+        let used = u64::try_from(credit.saturating_sub(left)).unwrap_or(0);
+        let now = self.height();
+        let gap = height.saturating_sub(self.board.lower()).max(1);
+        let gained = match height {
+            i64::MAX => 0.0,
+            _ => (height - now).max(0) as f64 / gap as f64,
+        };
+        self.grants.record(repair, used, gained);
     }
 
     /// One placement: the next plain order, or else the next perturbed

@@ -17,6 +17,12 @@
 //!    [`crate::heuristic::Repair`]), a step costing about the buffers near
 //!    the peak, not the whole problem.
 //!
+//! Once the plain orders are out, the placements (the restarts) and the
+//! repair split two grants a round by the part of the gap each closed per
+//! unit of work so far, each keeping a quarter: on some families the
+//! restarts find the lower placements, on others the repair, and which is
+//! known only by running both.
+//!
 //! A placement that overdraws its grant runs to its end and the debt is
 //! paid from the next rounds, so nothing is cut short but by the deadline,
 //! and the grants double so that every activity keeps a fair share however
@@ -103,6 +109,9 @@ pub(crate) fn run(
             exact_time: core::time::Duration::ZERO,
             exact_ended: core::time::Duration::ZERO,
             time_shares: crate::heuristic::Shares::lane_time(),
+            grants: crate::heuristic::Shares::restarts_against_repair(
+                (work::UNIT_PER_BUFFER * work.layout.len() as u64).max(work::UNIT_MIN) as f64,
+            ),
             gap_marked: i64::MAX,
             ranked: None,
             ranked_at: 0,
