@@ -55,13 +55,13 @@ pub(super) struct Lane<'w, 'a> {
     pub(super) exact_time: core::time::Duration,
     /// When the last exact round ended (read when clocked).
     pub(super) exact_ended: core::time::Duration,
+    /// Once the plain orders are out, the placements' work against the
+    /// repair's (see [`Lane::split`]).
+    pub(super) grants: Shares,
     /// With one lane and a clock, the exact rounds' time against the
     /// rest's (see [`Lane::exact_round`]), and the gap at the last record
     /// (`i64::MAX`: no placement then).
     pub(super) time_shares: Shares,
-    /// Once the plain orders are out, the placements' work against the
-    /// repair's (see [`Lane::split`]).
-    pub(super) grants: Shares,
     pub(super) gap_marked: i64,
     pub(super) ranked: Option<Vec<Variant>>,
     /// How many plain orders had finished when `ranked` was made.
