@@ -5,7 +5,7 @@ use alloc::vec::Vec;
 use core::sync::atomic::Ordering;
 
 use super::board::{Board, Incumbent, CUT};
-use super::work::{Goal, Work, EXACT_NODES, UNIT_MIN, UNIT_PER_BUFFER};
+use super::work::{Goal, Work, EXACT_NODES};
 use crate::deadline::{Deadline, Poll, Stop};
 use crate::heuristic::{self, Layout, Repair, Shares, Variant};
 use crate::model::problem::Problem;
@@ -75,8 +75,7 @@ pub(super) struct Lane<'w, 'a> {
 
 impl Lane<'_, '_> {
     pub(super) fn run(&mut self, goal: Goal, mut exact: Option<&mut ExactRound<'_>>) {
-        let n = self.work.layout.len() as u64;
-        let unit = (UNIT_PER_BUFFER * n).max(UNIT_MIN);
+        let unit = self.work.first_grant();
         let timed = self.work.deadline.remaining().is_some();
         let quota = self.restart_quota();
         let (mut placing, mut repairing) = (0i64, 0i64);

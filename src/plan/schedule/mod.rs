@@ -109,9 +109,7 @@ pub(crate) fn run(
             exact_time: core::time::Duration::ZERO,
             exact_ended: core::time::Duration::ZERO,
             time_shares: crate::heuristic::Shares::lane_time(),
-            grants: crate::heuristic::Shares::restarts_against_repair(
-                (work::UNIT_PER_BUFFER * work.layout.len() as u64).max(work::UNIT_MIN) as f64,
-            ),
+            grants: crate::heuristic::Shares::restarts_against_repair(work.first_grant() as f64),
             gap_marked: i64::MAX,
             ranked: None,
             ranked_at: 0,

@@ -63,10 +63,9 @@ impl Lane<'_, '_> {
     /// long as the plan has run (a cut round starts its search over, so
     /// the rounds of a search that pays grow geometrically). Nothing here
     /// reads the time left, so a larger budget runs the same rounds, and
-    /// more. A lane
-    /// that walks shares its time turn for turn already (the walk takes
-    /// what the exact round took): there the round takes at most half the
-    /// time left, so that the walk's turn comes.
+    /// more. A lane that walks shares its time turn for turn already (the
+    /// walk takes what the exact round took): there the round takes at
+    /// most half the time left, so that the walk's turn comes.
     pub(super) fn exact_round(&mut self, ex: &mut ExactRound<'_>, nodes: Option<u64>) -> Exact {
         let started = self.deadline.elapsed();
         let share = if self.lanes == 1 && self.clocked() {

@@ -47,6 +47,12 @@ pub(crate) struct Work<'a> {
 }
 
 impl<'a> Work<'a> {
+    /// The work each activity is granted in round 0 (doubling each
+    /// round after): [`UNIT_PER_BUFFER`] a buffer, at least [`UNIT_MIN`].
+    pub(super) fn first_grant(&self) -> u64 {
+        (UNIT_PER_BUFFER * self.layout.len() as u64).max(UNIT_MIN)
+    }
+
     /// `floor`: a bound on the height known beforehand (0: none);
     /// `late_bound`: one to prove after the plain orders.
     pub(crate) fn new(
