@@ -155,8 +155,8 @@ pub(crate) struct Occupancy {
     any: Vec<IntervalSet>,
     stamp: Vec<u32>,
     epoch: u32,
-    /// Intervals added to the sets (merges not subtracted): for
-    /// [`Occupancy::heap_bytes`].
+    /// Intervals added to the sets (merges not subtracted, nor clears:
+    /// a cleared set keeps its memory): for [`Occupancy::heap_bytes`].
     stored: usize,
     /// Scratch: nodes of the current query, `any` sets first.
     tiles: Vec<u32>,
@@ -179,6 +179,28 @@ impl Occupancy {
             stored: 0,
             tiles: Vec::new(),
             above: Vec::new(),
+        }
+    }
+
+    /// Empty again over `times` slots, keeping the sets' memory: a
+    /// placement after another then grows no set that the last one grew,
+    /// and frees none (on a large problem the sets' allocations and frees
+    /// were a tenth of a restart, and a repair step made a tree of its
+    /// own each time).
+    pub(crate) fn clear(&mut self, times: usize) {
+        let leaves = times.max(1).next_power_of_two();
+        if leaves != self.leaves {
+            self.leaves = leaves;
+            self.full.resize_with(2 * leaves, IntervalSet::default);
+            self.any.resize_with(2 * leaves, IntervalSet::default);
+            // Stamps are of epochs gone by, or zero: none is the next.
+            self.stamp.resize(2 * leaves, 0);
+        }
+        for set in self.full.iter_mut().chain(self.any.iter_mut()) {
+            match set {
+                IntervalSet::Few(v) => v.clear(),
+                IntervalSet::Many(_) => *set = IntervalSet::default(),
+            }
         }
     }
 
@@ -446,6 +468,8 @@ mod tests {
         }
     }
 
+    /// Every query against a scan of what was placed, in a tree emptied
+    /// once before.
     #[test]
     fn occupancy_matches_a_plain_scan() {
         let mut seed = 3u64;
@@ -458,7 +482,16 @@ mod tests {
         let times = 37;
         let deadline = crate::deadline::Deadline::none();
         let mut poll = Poll::new(&deadline, u64::MAX);
-        let mut occ = Occupancy::new(times);
+        // Emptied after a placement on a larger time whose sets grew past
+        // a vector's (more than `IntervalSet::FEW` intervals each), the
+        // tree holds nothing of it.
+        let mut occ = Occupancy::new(3 * times);
+        for k in 0..100 {
+            let l = next(3 * times as u64) as u32;
+            occ.insert(l, l + 1, 2 * k, 2 * k + 1);
+            occ.insert(0, 3 * times as u32, 2 * k, 2 * k + 1);
+        }
+        occ.clear(times);
         let mut placed: Vec<(u32, u32, i64, i64)> = Vec::new();
         let mut sets = Vec::new();
         for _ in 0..400 {

@@ -58,6 +58,8 @@ pub(crate) struct Repair<'a> {
     placed: Vec<i64>,
     stack: Vec<(u32, u32)>,
     scratch: Scratch,
+    /// The window's tree of what stays, emptied for the next step.
+    occupancy: Option<Occupancy>,
     /// Steps whose window the exact search placed lower.
     pub(crate) by_exact: u64,
     /// The work each kind of step took and what it gave.
@@ -91,6 +93,7 @@ impl<'a> Repair<'a> {
             placed: Vec::new(),
             stack: Vec::new(),
             scratch: Scratch::default(),
+            occupancy: None,
             by_exact: 0,
             kinds: Shares::step_kinds(),
             ejection: eject::Ejection::new(layout),
@@ -243,7 +246,13 @@ impl<'a> Repair<'a> {
         let time = LocalTime::from_times(core::mem::take(&mut self.times));
         let (first, end) = time.span();
         let slots = time.slots();
-        let mut occ = Occupancy::new(slots);
+        let mut occ = match self.occupancy.take() {
+            Some(mut occ) => {
+                occ.clear(slots);
+                occ
+            }
+            None => Occupancy::new(slots),
+        };
         occ.insert(0, slots as u32, 0, floor);
         // What else reaches above the floor during the window's
         // lifetimes stays where it is.
@@ -278,6 +287,7 @@ impl<'a> Repair<'a> {
             }
         };
         self.times = time.into_times();
+        self.occupancy = Some(occ);
         let lowered = f64::from(u8::from(new_top < old_top));
         self.kinds
             .record(exact, poll.used() - spent_before, lowered);
