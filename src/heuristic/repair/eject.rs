@@ -40,6 +40,9 @@ const MAX_WORK: u64 = 1 << 22;
 /// An attempt gives up when this many buffers are out at once.
 const MAX_OUT: usize = 4096;
 
+/// The bit of an event that says a neighbour is met from there on.
+const MET: u32 = 1 << 31;
+
 /// The state of ejection attempts, kept between them (scratch included,
 /// so that a move allocates nothing once the vectors have grown).
 #[derive(Default)]
@@ -62,9 +65,13 @@ pub(super) struct Ejection {
     out: Vec<u32>,
     /// Offsets as the attempt found them, of the buffers it moved.
     saved: Vec<(u32, i64)>,
-    /// (offset from which a neighbour is met, its weight) and
-    /// (offset from which it is not).
-    events: Vec<(i64, Weigh, i8)>,
+    /// Per neighbour of the buffer being put back (as `near` lists
+    /// them), what meeting it weighs.
+    weighs: Vec<Weigh>,
+    /// (offset from which a neighbour is met, its place in `weighs` with
+    /// [`MET`]) and (offset from which it is not, its place): small, so
+    /// that sorting them moves little.
+    events: Vec<(i64, u32)>,
     places: Vec<i64>,
     /// Attempts made and attempts that placed every buffer.
     pub(super) tried: u64,
@@ -249,6 +256,7 @@ impl Ejection {
             return Ok(None);
         }
         self.events.clear();
+        self.weighs.clear();
         self.places.clear();
         self.places.push(0);
         self.places.push(highest);
@@ -268,8 +276,10 @@ impl Ejection {
                     Weigh::Bytes(i128::from(t) * i128::from(layout.length[x].max(1)))
                 };
                 // Met from offset p - s + 1 up to q - 1.
-                self.events.push((p - s + 1, weigh, 1));
-                self.events.push((q, weigh, -1));
+                let i = self.weighs.len() as u32;
+                self.weighs.push(weigh);
+                self.events.push((p - s + 1, i | MET));
+                self.events.push((q, i));
                 let above = align_up(q, a);
                 if above <= highest {
                     self.places.push(above);
@@ -292,9 +302,9 @@ impl Ejection {
         let mut ties = 0i64;
         for &place in &self.places {
             while next < self.events.len() && self.events[next].0 <= place {
-                let (_, weigh, sign) = self.events[next];
-                let sign = i64::from(sign);
-                match weigh {
+                let (_, event) = self.events[next];
+                let sign = if event & MET != 0 { 1 } else { -1 };
+                match self.weighs[(event & !MET) as usize] {
                     Weigh::Fixed => fixed += sign,
                     Weigh::Tabu => tabu += sign,
                     Weigh::Bytes(w) => weight += i128::from(sign) * w,
