@@ -48,7 +48,6 @@ mod tabu;
 pub(crate) use graph_walk::{Aim, GraphWalk};
 pub(crate) use layout::{stack, Layout};
 pub(crate) use online::online_at_once;
-pub(crate) use place::Trees;
 pub(crate) use repair::Repair;
 #[cfg(test)]
 pub(crate) use restarts::plain_online;
@@ -91,8 +90,6 @@ pub fn run_variant(
         return None;
     }
     let order = layout.order(variant, None, &mut poll).ok()?;
-    let (offsets, _) = layout
-        .place(variant, &order, i64::MAX, &mut Trees::default(), &mut poll)
-        .ok()??;
+    let (offsets, _) = layout.place(variant, &order, i64::MAX, &mut poll).ok()??;
     Some(crate::model::solution::Solution { offsets })
 }

@@ -182,11 +182,9 @@ impl Occupancy {
         }
     }
 
-    /// Empty again over `times` slots, keeping the sets' memory: a
-    /// placement after another then grows no set that the last one grew,
-    /// and frees none (on a large problem the sets' allocations and frees
-    /// were a tenth of a restart, and a repair step made a tree of its
-    /// own each time).
+    /// Empty again over `times` slots, keeping the sets' memory: a repair
+    /// step, which places a window in a tree of its own, then grows no set
+    /// that the last step grew, and frees none.
     pub(crate) fn clear(&mut self, times: usize) {
         let leaves = times.max(1).next_power_of_two();
         if leaves != self.leaves {

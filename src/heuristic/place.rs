@@ -11,37 +11,16 @@ use crate::base::math::align_up;
 use crate::base::trees::ChmaxTree;
 use crate::deadline::{Poll, Stop};
 
-/// The trees one placement builds, kept for the next by a caller that
-/// places many times (restarts): emptied, not freed and grown again.
-#[derive(Default)]
-pub(crate) struct Trees {
-    occupancy: Option<Occupancy>,
-    scratch: Scratch,
-}
-
-impl Drop for Trees {
-    fn drop(&mut self) {
-        if let Some(occ) = self.occupancy.take() {
-            // Its millions of tree nodes are freed elsewhere, not on the
-            // way back to a caller that may have run out of time.
-            let bytes = occ.heap_bytes();
-            crate::deadline::discard(occ, bytes);
-        }
-    }
-}
-
 impl Layout {
     /// Places every buffer with `variant`, the free ones in `order`.
     /// Returns the offsets and the height; `None` once a buffer's top is
     /// above `limit` (the height could only be higher: a caller that has
     /// a placement of that height or lower need not wait for the rest).
-    /// The trees it builds are left in `trees` for the next placement.
     pub(crate) fn place(
         &self,
         variant: Variant,
         order: &[u32],
         limit: i64,
-        trees: &mut Trees,
         poll: &mut Poll<'_>,
     ) -> Result<Option<(Vec<i64>, i64)>, Stop> {
         let mut offsets = vec![0i64; self.len()];
@@ -52,10 +31,7 @@ impl Layout {
                 self.online(order, variant.depth, &mut offsets, poll)?;
                 true
             }
-            s => {
-                let best = s == Strategy::BestFit;
-                self.fill_holes(best, order, limit, &mut offsets, trees, poll)?
-            }
+            s => self.fill_holes(s == Strategy::BestFit, order, limit, &mut offsets, poll)?,
         };
         let height = (0..self.len())
             .map(|b| offsets[b].saturating_add(self.size[b]))
@@ -108,29 +84,33 @@ impl Layout {
         order: &[u32],
         limit: i64,
         offsets: &mut [i64],
-        trees: &mut Trees,
         poll: &mut Poll<'_>,
     ) -> Result<bool, Stop> {
-        let occ = match &mut trees.occupancy {
-            Some(occ) => {
-                occ.clear(self.times);
-                occ
-            }
-            none => none.insert(Occupancy::new(self.times)),
-        };
+        let mut occ = Occupancy::new(self.times);
+        let mut scratch = Scratch::default();
         let fixed = (0..self.len() as u32).filter(|&b| self.fixed[b as usize].is_some());
         for b in fixed.chain(order.iter().copied()) {
             let b = b as usize;
             let offset = match self.fixed[b] {
-                Some(f) => f,
-                None => self.lowest_free(occ, None, b, best, &mut trees.scratch, poll)?,
+                Some(f) => Ok(f),
+                None => self.lowest_free(&mut occ, None, b, best, &mut scratch, poll),
             };
-            if offset.saturating_add(self.size[b]) > limit {
-                return Ok(false);
+            let stopped = match offset {
+                Ok(offset) if offset.saturating_add(self.size[b]) > limit => Some(Ok(false)),
+                Ok(offset) => {
+                    self.occupy(&mut occ, None, b, offset);
+                    offsets[b] = offset;
+                    poll.tick(1).err().map(Err)
+                }
+                Err(stop) => Some(Err(stop)),
+            };
+            if let Some(end) = stopped {
+                // Its millions of tree nodes are freed elsewhere, not on
+                // the way back to the caller.
+                let bytes = occ.heap_bytes();
+                crate::deadline::discard(occ, bytes);
+                return end;
             }
-            self.occupy(occ, None, b, offset);
-            offsets[b] = offset;
-            poll.tick(1)?;
         }
         Ok(true)
     }
@@ -219,19 +199,14 @@ mod tests {
     /// A placement stopped at a limit is one whose height would have been
     /// above it: with the limit at the height or above, the same
     /// placement; below it, none. (A portfolio that drops the rest of a
-    /// stopped order must lose nothing it would have kept.) The trees
-    /// kept from one placement to the next, over every case, variant and
-    /// stop, change no placement: emptied, they hold nothing of the last.
+    /// stopped order must lose nothing it would have kept.)
     #[test]
     fn a_limit_stops_only_placements_that_would_end_above_it() {
         let d = Deadline::none();
         let mut poll = Poll::new(&d, u64::MAX);
         let mut rng = Rng::new(11);
-        let mut kept = Trees::default();
         for case in 0..120 {
-            // Some cases long enough that a set of the kept tree outgrows
-            // its vector.
-            let n = rng.below(1, if case % 8 == 0 { 400 } else { 60 }) as usize;
+            let n = rng.below(1, 60) as usize;
             let buffers: Vec<Buffer> = (0..n)
                 .map(|i| {
                     let lower = rng.below(0, 30);
@@ -261,19 +236,15 @@ mod tests {
                 for variant in strategy.variants() {
                     let order = layout.order(variant, None, &mut poll).unwrap();
                     let (offsets, height) = layout
-                        .place(variant, &order, i64::MAX, &mut Trees::default(), &mut poll)
+                        .place(variant, &order, i64::MAX, &mut poll)
                         .unwrap()
                         .unwrap();
                     for limit in [height, height + 1 + rng.below(0, 9)] {
-                        let again = layout
-                            .place(variant, &order, limit, &mut kept, &mut poll)
-                            .unwrap();
+                        let again = layout.place(variant, &order, limit, &mut poll).unwrap();
                         assert_eq!(again, Some((offsets.clone(), height)), "{variant:?}");
                     }
                     for limit in [height - 1, rng.below(0, height.max(1))] {
-                        let cut = layout
-                            .place(variant, &order, limit, &mut kept, &mut poll)
-                            .unwrap();
+                        let cut = layout.place(variant, &order, limit, &mut poll).unwrap();
                         assert_eq!(cut, None, "{variant:?} at {limit} (height {height})");
                     }
                     // Stopped early, not at the end: below every top, after
@@ -281,11 +252,9 @@ mod tests {
                     // checks at the end).
                     let free = (0..n).filter(|&b| layout.fixed[b].is_none()).count();
                     if strategy != Strategy::Online && free >= 2 && layout.fixed_top == 0 {
-                        let mut work = |limit: i64, poll: &mut Poll<'_>| {
+                        let work = |limit: i64, poll: &mut Poll<'_>| {
                             let from = poll.used();
-                            layout
-                                .place(variant, &order, limit, &mut kept, poll)
-                                .unwrap();
+                            layout.place(variant, &order, limit, poll).unwrap();
                             poll.used() - from
                         };
                         assert!(

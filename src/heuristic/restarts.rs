@@ -12,7 +12,6 @@
 use alloc::vec::Vec;
 
 use super::layout::Layout;
-use super::place::Trees;
 use super::strategy::Variant;
 use crate::base::rng::Rng;
 use crate::deadline::{Poll, Stop};
@@ -47,11 +46,10 @@ pub(crate) fn plain(
     layout: &Layout,
     variant: Variant,
     limit: i64,
-    trees: &mut Trees,
     poll: &mut Poll<'_>,
 ) -> Result<Option<Best>, Stop> {
     let order = layout.order(variant, None, poll)?;
-    let placed = layout.place(variant, &order, limit, trees, poll)?;
+    let placed = layout.place(variant, &order, limit, poll)?;
     Ok(placed.map(|(offsets, height)| Best {
         offsets,
         height,
@@ -65,7 +63,7 @@ pub(crate) fn plain(
 #[cfg(test)]
 pub(crate) fn plain_online(layout: &Layout, poll: &mut Poll<'_>) -> Best {
     let online = Variant::plain(super::strategy::Strategy::Online);
-    plain(layout, online, i64::MAX, &mut Trees::default(), poll)
+    plain(layout, online, i64::MAX, poll)
         .ok()
         .flatten()
         .expect("a plain order without a limit or a deadline places everything")
@@ -79,7 +77,6 @@ pub(crate) fn perturbed(
     j: u64,
     seed: u64,
     limit: i64,
-    trees: &mut Trees,
     poll: &mut Poll<'_>,
 ) -> Result<Option<Best>, Stop> {
     let k = ranked.len() as u64;
@@ -94,7 +91,7 @@ pub(crate) fn perturbed(
     let spread = SPREADS[(turn % SPREADS.len() as u64) as usize];
     let mut rng = Rng::new(seed ^ j.wrapping_mul(0xA076_1D64_78BD_642F));
     let order = layout.order(variant, Some((&mut rng, spread)), poll)?;
-    let placed = layout.place(variant, &order, limit, trees, poll)?;
+    let placed = layout.place(variant, &order, limit, poll)?;
     Ok(placed.map(|(offsets, height)| Best {
         offsets,
         height,

@@ -41,8 +41,6 @@ pub(super) struct Lane<'w, 'a> {
     /// The lane's best placement, unless the repair holds a lower one.
     pub(super) mine: Option<Incumbent>,
     pub(super) repair: Option<Repair<'w>>,
-    /// The trees of the lane's placements, emptied for the next.
-    pub(super) trees: heuristic::Trees,
     /// Whether the repair works on the lane's best placement (else it
     /// is reset to it before its next step).
     pub(super) repairing_mine: bool,
@@ -226,7 +224,7 @@ impl Lane<'_, '_> {
             // that placement, is never above it (see "Dominance"), and the
             // lowest plain height stays exact.
             let limit = self.board.best_plain().saturating_sub(1);
-            let found = heuristic::plain(layout, variants[i], limit, &mut self.trees, &mut poll);
+            let found = heuristic::plain(layout, variants[i], limit, &mut poll);
             if holes {
                 self.board.holes.store(false, Ordering::Release);
             }
@@ -255,8 +253,7 @@ impl Lane<'_, '_> {
             // taken.
             let limit = self.height().saturating_sub(1);
             let seed = self.seed_for_restarts();
-            let found =
-                heuristic::perturbed(layout, ranked, j, seed, limit, &mut self.trees, &mut poll);
+            let found = heuristic::perturbed(layout, ranked, j, seed, limit, &mut poll);
             if found.is_ok() {
                 self.board.restarts.fetch_add(1, Ordering::Relaxed);
             }
@@ -312,10 +309,9 @@ impl Lane<'_, '_> {
         if layout.fixed_clash {
             return Ok(());
         }
-        let mut trees = heuristic::Trees::default();
         for &variant in &self.work.variants[..self.work.primary] {
             let limit = self.height().saturating_sub(1);
-            let Some(b) = heuristic::plain(&layout, variant, limit, &mut trees, poll)? else {
+            let Some(b) = heuristic::plain(&layout, variant, limit, poll)? else {
                 continue;
             };
             self.offer(Incumbent {
@@ -327,7 +323,7 @@ impl Lane<'_, '_> {
         // A smaller problem, on which the exact search and repair reach
         // further (with a timeout; without one, plans stay cheap).
         if let (Some(solve), Some(left)) = (self.coarse_solve, self.deadline.remaining()) {
-            drop((trees, layout));
+            drop(layout);
             if let Some(inc) = solve(&coarse.problem, self.deadline.sooner(left / share)) {
                 self.offer(Incumbent {
                     offsets: coarse.lift(&inc.offsets),

@@ -102,7 +102,6 @@ pub(crate) fn run(
             seed: work.options.seed ^ (index as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15),
             mine: None,
             repair: None,
-            trees: crate::heuristic::Trees::default(),
             repairing_mine: false,
             #[cfg(feature = "constraints")]
             walk: None,
