@@ -380,7 +380,7 @@ mod tests {
             };
             // Two placements: first-fit's, and every buffer stacked.
             let first: Vec<i64> = pair.walks[0].offset.clone();
-            let stacked = crate::heuristic::stack(&problem);
+            let stacked = crate::heuristic::stack(&problem).offsets;
             pair.start_summed_from(&stacked);
             pair.start_from(&first);
             let alone = |offsets: &[i64]| {

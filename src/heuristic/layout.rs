@@ -401,7 +401,7 @@ impl Layout {
 /// Every buffer one above the other (fixed buffers where they are fixed,
 /// the others above them), in O(n), for when there is no time for
 /// anything better: valid unless fixed buffers overlap.
-pub(crate) fn stack(problem: &Problem) -> Vec<i64> {
+pub(crate) fn stack(problem: &Problem) -> Stacked {
     stack_items(
         problem
             .buffers()
@@ -410,30 +410,33 @@ pub(crate) fn stack(problem: &Problem) -> Vec<i64> {
     )
 }
 
+/// A stacked placement: its offsets, its height, and whether any buffer
+/// was fixed (only then can it be invalid: fixed buffers may clash).
+pub(crate) struct Stacked {
+    pub(crate) offsets: Vec<i64>,
+    pub(crate) height: i64,
+    pub(crate) any_fixed: bool,
+}
+
 impl Layout {
     /// [`stack`] from the layout's arrays (a pass over a million
-    /// buffers' records costs tens of milliseconds, after a deadline),
-    /// with its height. Valid unless fixed buffers clash.
-    pub(crate) fn stack(&self) -> (Vec<i64>, i64) {
-        let offsets =
-            stack_items((0..self.len()).map(|b| (self.size[b], self.align[b], self.fixed[b])));
-        let height = (0..self.len())
-            .map(|b| offsets[b].saturating_add(self.size[b]))
-            .max()
-            .unwrap_or(0);
-        (offsets, height)
+    /// buffers' records costs tens of milliseconds, after a deadline).
+    pub(crate) fn stack(&self) -> Stacked {
+        stack_items((0..self.len()).map(|b| (self.size[b], self.align[b], self.fixed[b])))
     }
 }
 
 /// Stacks `(size, alignment, fixed offset)` items: the fixed ones where
 /// they are, the others one above the other over the highest of them.
-fn stack_items(items: impl Iterator<Item = (i64, i64, Option<i64>)> + Clone) -> Vec<i64> {
-    let mut top = items
+/// Two passes, the height and the fixed ones found on the way: after a
+/// deadline every pass over a million buffers counts.
+fn stack_items(items: impl Iterator<Item = (i64, i64, Option<i64>)> + Clone) -> Stacked {
+    let fixed_top = items
         .clone()
         .filter_map(|(size, _, fixed)| fixed.map(|f| f.saturating_add(size)))
-        .max()
-        .unwrap_or(0);
-    items
+        .max();
+    let mut top = fixed_top.unwrap_or(0);
+    let offsets = items
         .map(|(size, align, fixed)| match fixed {
             Some(f) => f,
             None => {
@@ -442,7 +445,12 @@ fn stack_items(items: impl Iterator<Item = (i64, i64, Option<i64>)> + Clone) -> 
                 at
             }
         })
-        .collect()
+        .collect();
+    Stacked {
+        offsets,
+        height: top,
+        any_fixed: fixed_top.is_some(),
+    }
 }
 
 #[cfg(all(test, feature = "constraints"))]

@@ -46,7 +46,7 @@ mod tabu;
 
 #[cfg(feature = "constraints")]
 pub(crate) use graph_walk::{Aim, GraphWalk};
-pub(crate) use layout::{stack, Layout};
+pub(crate) use layout::{stack, Layout, Stacked};
 pub(crate) use online::online_at_once;
 pub(crate) use repair::Repair;
 #[cfg(test)]

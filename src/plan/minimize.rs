@@ -244,12 +244,14 @@ pub(super) fn height_of(problem: &Problem, offsets: &[i64]) -> i64 {
 /// The stacked placement, if it fits the capacity. It is valid by
 /// construction unless fixed buffers clash, which only then is checked.
 fn fallback(problem: &Problem) -> Option<Incumbent> {
-    let offsets = crate::heuristic::stack(problem);
-    let height = height_of(problem, &offsets);
+    let crate::heuristic::Stacked {
+        offsets,
+        height,
+        any_fixed,
+    } = crate::heuristic::stack(problem);
     let fits = height <= problem.capacity();
-    let fixed = problem.buffers().iter().any(|b| b.offset.is_some());
     let valid = || {
-        !fixed
+        !any_fixed
             || crate::model::solution::validate(
                 problem,
                 &Solution {
@@ -299,7 +301,9 @@ fn finish(
     if best.is_none() && !work.layout.fixed_clash {
         // Stopped before any strategy finished: every buffer above the
         // other still beats returning nothing.
-        let (offsets, height) = work.layout.stack();
+        let crate::heuristic::Stacked {
+            offsets, height, ..
+        } = work.layout.stack();
         if height <= work.problem.capacity() {
             best = Some(Incumbent {
                 offsets,
