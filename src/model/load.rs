@@ -37,7 +37,7 @@ pub(crate) fn busiest(problem: &Problem) -> (i64, i64) {
     // buffers' count are indexed directly, with no sort: a plan stopped by
     // its deadline still computes this bound, on a million buffers.
     let span = (last as i128) - (first as i128);
-    let changes: Vec<(i64, i64)> = if count > 0 && span <= 4 * count as i128 {
+    if count > 0 && span <= 4 * count as i128 {
         let mut at_time = alloc::vec![0i64; span as usize + 1];
         for p in pieces() {
             let h = p.window.upper - p.window.lower;
@@ -45,16 +45,14 @@ pub(crate) fn busiest(problem: &Problem) -> (i64, i64) {
             at_time[(p.upper - first) as usize] -= h;
         }
         return peak((first..).zip(at_time));
-    } else {
-        let mut events = Vec::with_capacity(2 * count);
-        for p in pieces() {
-            let h = p.window.upper - p.window.lower;
-            events.extend([(p.lower, h), (p.upper, -h)]);
-        }
-        crate::base::sort::sort_by_key(&mut events, |e| e.0);
-        events
-    };
-    peak(changes.into_iter())
+    }
+    let mut events = Vec::with_capacity(2 * count);
+    for p in pieces() {
+        let h = p.window.upper - p.window.lower;
+        events.extend([(p.lower, h), (p.upper, -h)]);
+    }
+    crate::base::sort::sort_by_key(&mut events, |e| e.0);
+    peak(events.into_iter())
 }
 
 /// The highest load that `changes`, (time, change) in time order, reach,
