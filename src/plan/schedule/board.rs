@@ -165,10 +165,15 @@ impl Board {
     }
 
     /// Whether the caller takes the coarse level now: once the
-    /// strategies' own plain orders have all been claimed.
-    pub(super) fn take_coarse(&self, primary: usize) -> bool {
-        self.next_plain.load(Ordering::Relaxed) >= primary
-            && !self.coarse_taken.load(Ordering::Relaxed)
+    /// strategies' own plain orders have all been claimed; or, with
+    /// other lanes to run the rest of them (`early`), once one has
+    /// finished.
+    pub(super) fn take_coarse(&self, primary: usize, early: bool) -> bool {
+        let due = match early {
+            true => self.plain_done.load(Ordering::Relaxed) >= 1,
+            false => self.next_plain.load(Ordering::Relaxed) >= primary,
+        };
+        due && !self.coarse_taken.load(Ordering::Relaxed)
             && !self.coarse_taken.swap(true, Ordering::Relaxed)
     }
 

@@ -215,7 +215,11 @@ impl Lane<'_, '_> {
         // A unit of a hole-filling placement can be a tree walk of a
         // microsecond: the clock is read every 2048 units.
         let mut poll = Poll::new(self.deadline, 1 << 11);
-        if self.board.take_coarse(self.work.primary) {
+        // With other lanes to run the remaining plain orders, the coarse
+        // level starts once one placement is in: on a busy machine its
+        // result (the one that counts on zero-waste packings) then comes
+        // within the budget instead of after every plain order.
+        if self.board.take_coarse(self.work.primary, self.lanes > 1) {
             return Some(self.coarse(&mut poll).map(|()| poll.used().max(1)));
         }
         let placed = if let Some((i, holes)) = self.board.claim_plain(variants) {
