@@ -460,6 +460,50 @@ mod tests {
     use crate::deadline::Deadline;
     use crate::model::problem::Gap;
 
+    /// The stacked placement's height is its highest top, and it says
+    /// whether any buffer was fixed; with fixed buffers that do not
+    /// clash it is valid, the free ones above all of them, aligned.
+    #[test]
+    fn a_stack_reports_its_height_and_its_fixed_buffers() {
+        use crate::model::buffer::Buffer;
+        let mut rng = Rng::new(0x57ac);
+        for case in 0..300 {
+            let n = rng.below(0, 12) as usize;
+            let mut floor = 0;
+            let buffers: Vec<Buffer> = (0..n)
+                .map(|i| {
+                    let size = rng.below(1, 50);
+                    let mut b = Buffer::new(alloc::format!("b{i}"), 0, 4, size);
+                    b.alignment = [1, 2, 8][rng.below(0, 3) as usize];
+                    if rng.below(0, 3) == 0 {
+                        // Fixed ones one above the other: no clash.
+                        let at = align_up(floor + rng.below(0, 20), b.alignment);
+                        b.offset = Some(at);
+                        floor = at + size;
+                    }
+                    b
+                })
+                .collect();
+            let problem = Problem::new(i64::MAX, buffers).unwrap();
+            let stacked = stack(&problem);
+            let top = problem
+                .buffers()
+                .iter()
+                .zip(&stacked.offsets)
+                .map(|(b, &o)| o + b.size)
+                .max()
+                .unwrap_or(0);
+            assert_eq!(stacked.height, top, "case {case}");
+            let fixed = problem.buffers().iter().any(|b| b.offset.is_some());
+            assert_eq!(stacked.any_fixed, fixed, "case {case}");
+            let solution = crate::model::solution::Solution {
+                offsets: stacked.offsets,
+            };
+            crate::model::solution::validate(&problem, &solution)
+                .unwrap_or_else(|e| panic!("case {case}: {e}"));
+        }
+    }
+
     /// A kernel's separations, lowered to moments after every lifetime,
     /// leave how long each buffer lives as it was, in time and in slots:
     /// the orders read the buffer's own lifetime (gaps of its own kept),
