@@ -17,6 +17,7 @@ use crate::model::problem::Problem;
 pub(crate) struct Scratch {
     pub(super) sets: Vec<(u32, bool)>,
     pub(super) ranges: Vec<(usize, usize)>,
+    pub(super) find: super::occupancy::FindScratch,
 }
 
 /// A coarser time for a subset of the buffers: the ends of their pieces,

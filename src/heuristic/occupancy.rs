@@ -148,6 +148,29 @@ impl IntervalSet {
     }
 }
 
+/// The head of a cursor that has passed every interval of its set.
+const DONE: (i64, i64) = (i64::MAX, i64::MAX);
+
+/// The cursors of [`Occupancy::find`], kept between calls so that
+/// placing a buffer allocates nothing.
+#[derive(Default)]
+pub(crate) struct FindScratch {
+    /// Empty between calls; only its allocation is kept.
+    runs: Vec<Cursor<'static>>,
+    heads: Vec<(i64, i64)>,
+    passed: Vec<i64>,
+}
+
+/// An empty vector of cursors in the allocation of `v` (emptied): the
+/// cursors of one call borrow that call's tree, so the vector kept
+/// between calls holds none. Collecting a vector's own `into_iter`
+/// through `map` reuses its allocation when the element types have the
+/// same layout, as they do here.
+fn recycle<'a, 'b>(mut v: Vec<Cursor<'a>>) -> Vec<Cursor<'b>> {
+    v.clear();
+    v.into_iter().map(|_| unreachable!()).collect()
+}
+
 /// Memory in use over compressed time.
 pub(crate) struct Occupancy {
     leaves: usize,
@@ -303,17 +326,34 @@ impl Occupancy {
     pub(crate) fn find(
         &self,
         sets: &[(u32, bool)],
-        size: i64,
-        align: i64,
-        best: bool,
+        (size, align, best): (i64, i64, bool),
+        scratch: &mut FindScratch,
         poll: &mut Poll<'_>,
     ) -> Result<i64, Stop> {
-        const DONE: (i64, i64) = (i64::MAX, i64::MAX);
-        let mut runs: Vec<Cursor<'_>> = sets.iter().map(|&s| self.set(s).from(i64::MIN)).collect();
-        let mut heads: Vec<(i64, i64)> =
-            runs.iter_mut().map(|r| r.next().unwrap_or(DONE)).collect();
+        let mut runs = recycle(core::mem::take(&mut scratch.runs));
+        runs.extend(sets.iter().map(|&s| self.set(s).from(i64::MIN)));
+        let heads = &mut scratch.heads;
+        heads.clear();
+        heads.extend(runs.iter_mut().map(|r| r.next().unwrap_or(DONE)));
         // Per set, the top of the last interval its cursor passed.
-        let mut passed: Vec<i64> = alloc::vec![0; sets.len()];
+        let passed = &mut scratch.passed;
+        passed.clear();
+        passed.resize(sets.len(), 0);
+        let found = self.walk(sets, (size, align, best), &mut runs, heads, passed, poll);
+        scratch.runs = recycle(runs);
+        found
+    }
+
+    /// [`Occupancy::find`]'s walk, over cursors set up at the bottom.
+    fn walk<'a>(
+        &'a self,
+        sets: &[(u32, bool)],
+        (size, align, best): (i64, i64, bool),
+        runs: &mut [Cursor<'a>],
+        heads: &mut [(i64, i64)],
+        passed: &mut [i64],
+        poll: &mut Poll<'_>,
+    ) -> Result<i64, Stop> {
         let mut hole: Option<(i64, i64)> = None; // (size, offset)
         let mut at = 0i64;
         poll.tick(sets.len() as u64)?;
@@ -468,6 +508,33 @@ mod tests {
 
     /// Every query against a scan of what was placed, in a tree emptied
     /// once before.
+    /// A query keeps the cursors' allocation for the next one: placing a
+    /// buffer allocates nothing once the scratch has grown.
+    #[test]
+    fn find_reuses_its_cursors() {
+        let deadline = crate::deadline::Deadline::none();
+        let mut poll = Poll::new(&deadline, u64::MAX);
+        let mut occ = Occupancy::new(16);
+        for k in 0..16 {
+            occ.insert(k, k + 1, 10 * i64::from(k), 10 * i64::from(k) + 5);
+        }
+        let (mut sets, mut scratch) = (Vec::new(), FindScratch::default());
+        occ.sets(0, 16, &mut sets);
+        assert!(!sets.is_empty());
+        let query = (6, 1, false);
+        let first = occ.find(&sets, query, &mut scratch, &mut poll).unwrap();
+        let (at, capacity) = (scratch.runs.as_ptr(), scratch.runs.capacity());
+        assert!(scratch.runs.is_empty() && capacity >= sets.len());
+        for _ in 0..3 {
+            let again = occ.find(&sets, query, &mut scratch, &mut poll).unwrap();
+            assert_eq!(again, first);
+            assert_eq!(
+                (scratch.runs.as_ptr(), scratch.runs.capacity()),
+                (at, capacity)
+            );
+        }
+    }
+
     #[test]
     fn occupancy_matches_a_plain_scan() {
         let mut seed = 3u64;
@@ -492,6 +559,8 @@ mod tests {
         occ.clear(times);
         let mut placed: Vec<(u32, u32, i64, i64)> = Vec::new();
         let mut sets = Vec::new();
+        // One scratch for every query, as a placement keeps it.
+        let mut scratch = FindScratch::default();
         for _ in 0..400 {
             let l = next(times as u64) as u32;
             let r = l + 1 + next((times as u32 - l) as u64) as u32;
@@ -510,7 +579,9 @@ mod tests {
                 .any(|&s| occ.set(s).conflict(lo, lo + size).is_some());
             assert_eq!(got, meets(lo));
             // First fit: the lowest aligned free offset.
-            let first = occ.find(&sets, size, align, false, &mut poll).unwrap();
+            let first = occ
+                .find(&sets, (size, align, false), &mut scratch, &mut poll)
+                .unwrap();
             assert_eq!(
                 first,
                 (0..).step_by(align as usize).find(|&o| !meets(o)).unwrap()
@@ -518,7 +589,9 @@ mod tests {
             // Best fit: the lowest aligned offset of the smallest free run
             // (of the memory free throughout `[l, r)`) that holds the
             // buffer; the open space above everything only if none does.
-            let best = occ.find(&sets, size, align, true, &mut poll).unwrap();
+            let best = occ
+                .find(&sets, (size, align, true), &mut scratch, &mut poll)
+                .unwrap();
             let mut runs: Vec<(i64, i64)> = Vec::new(); // (length, offset)
             let top = placed.iter().map(|p| p.3).max().unwrap_or(0);
             let used = |x: i64| {

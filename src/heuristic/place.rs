@@ -139,7 +139,8 @@ impl Layout {
         }
         poll.tick(8 * scratch.sets.len() as u64)?;
         if pieces.len() == 1 && pieces[0].lower == 0 {
-            occ.find(&scratch.sets, pieces[0].upper, self.align[b], best, poll)
+            let size_align = (pieces[0].upper, self.align[b], best);
+            occ.find(&scratch.sets, size_align, &mut scratch.find, poll)
         } else {
             self.lowest_hole(occ, &scratch.sets, &scratch.ranges, b, poll)
         }
