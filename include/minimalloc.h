@@ -176,6 +176,13 @@ typedef enum minimalloc_strategy {
    * by decreasing size; first-fit.
    */
   MINIMALLOC_STRATEGY_LAYERED = 7,
+  /**
+   * Only gap filling: the lowest flat run of the skyline filled from
+   * its left end by a buffer that starts there and ends inside it, the
+   * longest-lived first; for memory cut from rectangles with no waste.
+   * With fixed buffers or gaps, that order on top of the skyline.
+   */
+  MINIMALLOC_STRATEGY_GAP_FILL = 8,
 } minimalloc_strategy;
 
 /**

@@ -193,9 +193,116 @@ impl ChmaxTree {
     }
 }
 
+/// A value per position with point updates, answering the first
+/// position of a range whose value is at most a bound (gap filling's
+/// "where does a buffer that ends in time start").
+#[cfg(feature = "heuristics")]
+pub(crate) struct FirstAtMost {
+    leaves: usize,
+    /// Per node, the least value below it (`u32::MAX` past the end).
+    min: Vec<u32>,
+}
+
+#[cfg(feature = "heuristics")]
+impl FirstAtMost {
+    pub(crate) fn new(values: &[u32]) -> Self {
+        let leaves = values.len().max(1).next_power_of_two();
+        let mut min = alloc::vec![u32::MAX; 2 * leaves];
+        min[leaves..leaves + values.len()].copy_from_slice(values);
+        for i in (1..leaves).rev() {
+            min[i] = min[2 * i].min(min[2 * i + 1]);
+        }
+        FirstAtMost { leaves, min }
+    }
+
+    pub(crate) fn value(&self, i: usize) -> u32 {
+        self.min[self.leaves + i]
+    }
+
+    pub(crate) fn set(&mut self, i: usize, v: u32) {
+        let mut at = self.leaves + i;
+        self.min[at] = v;
+        while at > 1 {
+            at /= 2;
+            self.min[at] = self.min[2 * at].min(self.min[2 * at + 1]);
+        }
+    }
+
+    /// The first position in `[lo, hi)` whose value is at most `x`: the
+    /// leftmost subtree that can hold one is entered, so a query visits
+    /// O(log n) nodes besides those it leaves at once.
+    pub(crate) fn first(&self, lo: usize, hi: usize, x: u32) -> Option<usize> {
+        let hi = hi.min(self.leaves);
+        if lo >= hi {
+            return None;
+        }
+        // Bottom-up over the nodes tiling [lo, hi), left to right; the
+        // first that holds a value at most `x` is descended into.
+        let (mut l, mut r) = (lo + self.leaves, hi + self.leaves);
+        // The right side's nodes, at most one a level.
+        let (mut right, mut count) = ([0usize; usize::BITS as usize], 0);
+        while l < r {
+            if l & 1 == 1 {
+                if self.min[l] <= x {
+                    return Some(self.descend(l, x));
+                }
+                l += 1;
+            }
+            if r & 1 == 1 {
+                r -= 1;
+                right[count] = r;
+                count += 1;
+            }
+            l >>= 1;
+            r >>= 1;
+        }
+        right[..count]
+            .iter()
+            .rev()
+            .find(|&&node| self.min[node] <= x)
+            .map(|&node| self.descend(node, x))
+    }
+
+    fn descend(&self, mut node: usize, x: u32) -> usize {
+        while node < self.leaves {
+            node = if self.min[2 * node] <= x {
+                2 * node
+            } else {
+                2 * node + 1
+            };
+        }
+        node - self.leaves
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The first position at most a bound, against a scan, under updates
+    /// (sizes that are and are not powers of two, bounds on both sides).
+    #[test]
+    #[cfg(feature = "heuristics")]
+    fn first_at_most_matches_a_scan() {
+        let mut rng = crate::base::rng::Rng::new(17);
+        for n in 1..70usize {
+            let mut plain: Vec<u32> = (0..n).map(|_| rng.below(0, 50) as u32).collect();
+            let mut tree = FirstAtMost::new(&plain);
+            for _ in 0..300 {
+                let i = rng.below(0, n as i64) as usize;
+                if rng.below(0, 3) == 0 {
+                    plain[i] = rng.below(0, 50) as u32;
+                    tree.set(i, plain[i]);
+                }
+                assert_eq!(tree.value(i), plain[i]);
+                let lo = rng.below(0, n as i64 + 1) as usize;
+                let hi = rng.below(0, n as i64 + 2) as usize;
+                let x = rng.below(0, 55) as u32;
+                let want = (lo..hi.min(n)).find(|&j| plain[j] <= x);
+                assert_eq!(tree.first(lo, hi, x), want, "{plain:?} [{lo}, {hi}) <= {x}");
+            }
+        }
+    }
 
     #[test]
     #[cfg(feature = "heuristics")]

@@ -61,6 +61,11 @@ pub enum minimalloc_strategy {
     /// quarter, ...) of the time first, in start order, then the others
     /// by decreasing size; first-fit.
     Layered = 7,
+    /// Only gap filling: the lowest flat run of the skyline filled from
+    /// its left end by a buffer that starts there and ends inside it, the
+    /// longest-lived first; for memory cut from rectangles with no waste.
+    /// With fixed buffers or gaps, that order on top of the skyline.
+    GapFill = 8,
 }
 
 /// An objective as received from C: any `int`, checked before use. The
@@ -223,7 +228,7 @@ pub unsafe extern "C" fn minimalloc_options_set_strategy(
     strategy: StrategyCode,
 ) -> minimalloc_status {
     set_checked(options, |o| {
-        if !(0..=7).contains(&strategy.0) {
+        if !(0..=minimalloc_strategy::GapFill as c_int).contains(&strategy.0) {
             return Err(unknown("strategy", strategy.0));
         }
         if strategy.0 >= minimalloc_strategy::Skyline as c_int && !cfg!(feature = "heuristics") {

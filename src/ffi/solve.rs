@@ -153,6 +153,8 @@ fn method(code: u64) -> Method {
         6 => Method::Heuristic(Strategy::Online),
         #[cfg(feature = "heuristics")]
         7 => Method::Heuristic(Strategy::Layered),
+        #[cfg(feature = "heuristics")]
+        8 => Method::Heuristic(Strategy::GapFill),
         _ => Method::Auto,
     }
 }

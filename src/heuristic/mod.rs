@@ -12,7 +12,12 @@
 //!   bootstrap);
 //! - *online*: by start time, each into the smallest hole among the
 //!   buffers alive then, as a run-time allocator would (see `online.rs`):
-//!   O(log n) per buffer whatever the overlaps, for the largest inputs.
+//!   O(log n) per buffer whatever the overlaps, for the largest inputs;
+//! - *gap-fill*: no order of its own but a choice per gap: the lowest flat
+//!   run of the skyline is filled from its left end by a buffer that
+//!   starts there and ends inside it, the longest-lived first (see
+//!   `gapfill.rs`): what rebuilds memory cut from rectangles with no
+//!   waste, guillotine or not.
 //!
 //! Fixed buffers go first, where they are fixed; alignment and gaps (with
 //! windows) hold in every strategy. First-fit and best-fit find holes with
@@ -28,6 +33,7 @@
 //! when.
 
 pub(crate) mod coarsen;
+mod gapfill;
 #[cfg(feature = "constraints")]
 mod graph_walk;
 mod layout;

@@ -66,6 +66,9 @@ impl Layout {
                         .saturating_mul(length as i128),
                     length,
                 ),
+                // The longest-lived first: among buffers that start together
+                // the one that reaches furthest fills most of a run.
+                Strategy::GapFill => (self.lived_slots(b) as f64, size as i128, 0),
                 Strategy::Online => unreachable!("ordered by online_order"),
             };
             keys.push((

@@ -26,6 +26,7 @@ impl Layout {
         let mut offsets = vec![0i64; self.len()];
         let whole = match variant.strategy {
             Strategy::Skyline => self.skyline(order, limit, &mut offsets, poll)?,
+            Strategy::GapFill => self.gap_fill(order, limit, &mut offsets, poll)?,
             Strategy::Online => {
                 // Cheap enough to finish: its height is checked at the end.
                 self.online(order, variant.depth, &mut offsets, poll)?;
@@ -41,7 +42,7 @@ impl Layout {
     }
 
     /// Whether it placed every buffer (else one's top went above `limit`).
-    fn skyline(
+    pub(super) fn skyline(
         &self,
         order: &[u32],
         limit: i64,

@@ -21,13 +21,18 @@ pub enum Strategy {
     /// The long-lived buffers first, in start order (a stack, as nested
     /// lifetimes want), then the others by decreasing size; first-fit.
     Layered,
+    /// The lowest flat run of the skyline filled from its left end, the
+    /// longest-lived buffer that fits first (with fixed buffers or gaps:
+    /// longest-lived first on top of the skyline).
+    GapFill,
 }
 
 impl Strategy {
     /// All strategies, cheapest to run first.
-    pub const ALL: [Strategy; 6] = [
+    pub const ALL: [Strategy; 7] = [
         Strategy::Online,
         Strategy::Skyline,
+        Strategy::GapFill,
         Strategy::FirstFit,
         Strategy::Layered,
         Strategy::BigRocks,
@@ -43,6 +48,7 @@ impl Strategy {
             Strategy::BigRocks => "big-rocks",
             Strategy::Online => "online",
             Strategy::Layered => "layered",
+            Strategy::GapFill => "gap-fill",
         }
     }
 
@@ -111,7 +117,7 @@ impl fmt::Display for BadStrategy {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         crate::base::text::fill(
             f,
-            "unknown heuristic \"{}\": use first-fit, best-fit, skyline, big-rocks, online or layered",
+            "unknown heuristic \"{}\": use first-fit, best-fit, skyline, big-rocks, online, layered or gap-fill",
             &[crate::base::text::Arg::S(&self.0)],
         )
     }

@@ -61,6 +61,7 @@ _STRATEGIES = {
     "big-rocks": lib.MINIMALLOC_STRATEGY_BIG_ROCKS,
     "online": lib.MINIMALLOC_STRATEGY_ONLINE,
     "layered": lib.MINIMALLOC_STRATEGY_LAYERED,
+    "gap-fill": lib.MINIMALLOC_STRATEGY_GAP_FILL,
 }
 
 
@@ -742,7 +743,7 @@ def plan(
     improving restarts reproducible; ``threads`` is how many threads they
     may use (default 1, 0 for every core); ``base`` is added to every
     offset; ``strategy`` is "auto", "exact" or one heuristic ("online",
-    "skyline", "first-fit", "best-fit", "big-rocks", "layered");
+    "skyline", "first-fit", "best-fit", "big-rocks", "layered", "gap-fill");
     ``cancel`` stops the solve from another thread. Ctrl-C cancels too and
     raises KeyboardInterrupt.
 
