@@ -183,15 +183,21 @@ impl Skyline {
 #[cfg(test)]
 mod tests {
     use crate::base::rng::Rng;
+    use crate::gen::{generate, Family, Spec};
     use crate::heuristic::{run, Strategy};
     use crate::model::problem::{Buffer, Problem};
-    use crate::model::solution::validate;
+    use crate::model::solution::validate_below;
 
-    /// Gap filling's placements are valid on random problems, aligned or
-    /// not, with lifetimes that touch, nest and share ends.
+    /// Gap filling's placements are valid: on random problems, aligned or
+    /// not, with lifetimes that touch, nest and share ends; on zero-waste
+    /// packings (where the runs rebuild cut rectangles); and on problems
+    /// with gaps and fixed buffers (placed on top of the skyline instead),
+    /// where it places whenever the skyline does (never when fixed
+    /// buffers clash).
     #[test]
     fn gap_fill_places_validly() {
         let mut rng = Rng::new(31);
+        let mut with_gaps = 0;
         for case in 0..3000 {
             let n = rng.below(1, 40) as usize;
             let horizon = rng.below(2, 30);
@@ -206,9 +212,29 @@ mod tests {
                     b
                 })
                 .collect();
-            let problem = Problem::new(i64::MAX, buffers).unwrap();
-            let placed = run(&problem, Strategy::GapFill).unwrap();
-            validate(&problem, &placed).unwrap_or_else(|e| panic!("case {case}: {e}"));
+            let family = [Family::Planted, Family::Pinwheel, Family::Swept][case % 3];
+            let spec = Spec::new(n + 5, case as u64).with_family(family);
+            let gapped = crate::exact::testing::gapped(&mut rng);
+            let problems = [
+                Problem::new(i64::MAX, buffers).unwrap(),
+                Problem::new(i64::MAX, generate(spec)).unwrap(),
+                Problem::new(i64::MAX, gapped.buffers().to_vec()).unwrap(),
+            ];
+            for (k, problem) in problems.iter().enumerate() {
+                let placed = run(problem, Strategy::GapFill);
+                if k == 2 {
+                    let skyline = run(problem, Strategy::Skyline);
+                    assert_eq!(placed.is_some(), skyline.is_some(), "case {case}");
+                    with_gaps += usize::from(placed.is_some());
+                }
+                let Some(placed) = placed else {
+                    assert_eq!(k, 2, "case {case}: not placed");
+                    continue;
+                };
+                validate_below(problem, &placed, i64::MAX)
+                    .unwrap_or_else(|e| panic!("case {case}: {e}"));
+            }
         }
+        assert!(with_gaps > 2000, "{with_gaps} placed with gaps");
     }
 }
