@@ -22,7 +22,7 @@ use core::cmp::Reverse;
 
 use super::layout::Layout;
 use crate::base::math::align_up;
-use crate::base::trees::FirstAtMost;
+use crate::base::trees::{FirstAtMost, MaxTree};
 use crate::deadline::{Poll, Stop};
 
 /// How many of the buffers that fit a run are weighed (the longest-lived
@@ -67,6 +67,11 @@ impl Layout {
         let ends: Vec<u32> = starting.iter().map(|l| earliest_end(l)).collect();
         let mut earliest = FirstAtMost::new(&ends);
         let mut skyline = Skyline::new(self.times as u32);
+        // Per slot, the skyline plus what is still to be placed there: the
+        // least any placement that follows ends at, since buffers alive
+        // together stack above the skyline. Both parts change by range
+        // additions only, so a tree keeps the most: past `limit`, stop.
+        let mut bound = MaxTree::new(&self.load);
         while let Some((a, b, h)) = skyline.lowest() {
             poll.tick(4)?;
             let list = &starting[a as usize];
@@ -86,6 +91,12 @@ impl Layout {
                     return Ok(false);
                 }
                 offsets[x] = at;
+                if at > h {
+                    bound.add(a as usize, end as usize, at - h);
+                    if bound.max(0, self.times) > limit {
+                        return Ok(false);
+                    }
+                }
                 skyline.set(a, end, top);
                 if end < b {
                     skyline.set(end, b, h);
@@ -109,6 +120,12 @@ impl Layout {
                 (None, Some(r)) if starts => r,
                 _ => DEAD,
             };
+            if lift != DEAD {
+                bound.add(a as usize, s as usize, lift - h);
+                if bound.max(0, self.times) > limit {
+                    return Ok(false);
+                }
+            }
             skyline.set(a, s, lift);
             if s < b {
                 skyline.set(s, b, h);
