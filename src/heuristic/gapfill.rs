@@ -16,13 +16,13 @@
 //! the variant's order is placed on top of the skyline instead, as
 //! `skyline` places its own.
 
-use alloc::collections::{BTreeMap, BinaryHeap};
+use alloc::collections::BinaryHeap;
 use alloc::vec::Vec;
 use core::cmp::Reverse;
 
 use super::layout::Layout;
 use crate::base::math::align_up;
-use crate::base::trees::{FirstAtMost, MaxTree};
+use crate::base::trees::FirstAtMost;
 use crate::deadline::{Poll, Stop};
 
 /// How many of the buffers that fit a run are weighed (the longest-lived
@@ -53,37 +53,25 @@ impl Layout {
         for (i, &b) in order.iter().enumerate() {
             rank[b as usize] = i as u32;
         }
-        // Per start slot, the buffers that start there by end: (end,
-        // rank, buffer).
-        let mut starting: Vec<Vec<(u32, u32, u32)>> = alloc::vec![Vec::new(); self.times + 1];
-        for &b in order {
-            let e = self.extent[b as usize];
-            starting[e.first as usize].push((e.end, rank[b as usize], b));
-        }
-        for list in &mut starting {
-            list.sort_unstable();
-        }
+        let mut starting = Starting::new(self, order, &rank);
         poll.tick(2 * n as u64)?;
-        let ends: Vec<u32> = starting.iter().map(|l| earliest_end(l)).collect();
+        let ends: Vec<u32> = (0..=self.times).map(|t| starting.earliest_end(t)).collect();
         let mut earliest = FirstAtMost::new(&ends);
-        let mut skyline = Skyline::new(self.times as u32);
-        // Per slot, the skyline plus what is still to be placed there: the
-        // least any placement that follows ends at, since buffers alive
-        // together stack above the skyline. Both parts change by range
-        // additions only, so a tree keeps the most: past `limit`, stop.
-        let mut bound = MaxTree::new(&self.load);
-        while let Some((a, b, h)) = skyline.lowest() {
+        let mut surface = Surface {
+            skyline: Skyline::new(self.times as u32),
+            floor: Floor::new(&self.load),
+        };
+        while let Some((a, b, h)) = surface.skyline.lowest() {
             poll.tick(4)?;
-            let list = &starting[a as usize];
+            let list = starting.at(a as usize);
             let fit = list.partition_point(|&(end, _, _)| end <= b);
             if fit > 0 {
                 let fillable = |end: u32| end == b || earliest.value(end as usize) <= b;
                 let weighed = fit.saturating_sub(WEIGHED)..fit;
                 let key = |i: usize| (!fillable(list[i].0), list[i].1);
                 let pick = weighed.min_by_key(|&i| key(i)).unwrap_or(fit - 1);
-                let list = &mut starting[a as usize];
-                let (end, _, x) = list.remove(pick);
-                earliest.set(a as usize, earliest_end(list));
+                let (end, _, x) = starting.remove(a as usize, pick);
+                earliest.set(a as usize, starting.earliest_end(a as usize));
                 let x = x as usize;
                 let at = align_up(h, self.align[x]);
                 let top = at.saturating_add(self.size[x]);
@@ -91,15 +79,8 @@ impl Layout {
                     return Ok(false);
                 }
                 offsets[x] = at;
-                if at > h {
-                    bound.add(a as usize, end as usize, at - h);
-                    if bound.max(0, self.times) > limit {
-                        return Ok(false);
-                    }
-                }
-                skyline.set(a, end, top);
-                if end < b {
-                    skyline.set(end, b, h);
+                if !surface.cover((a, b, h), end, top, at - h, limit) {
+                    return Ok(false);
                 }
                 continue;
             }
@@ -114,86 +95,258 @@ impl Layout {
             let starts = earliest
                 .first(a as usize, s as usize, u32::MAX - 1)
                 .is_some();
-            let lift = match (skyline.left_of(a), skyline.right_of(b)) {
+            let sky = &surface.skyline;
+            let lift = match (sky.left_of(a), sky.right_of(b)) {
                 (Some(l), Some(r)) => l.min(r),
                 (Some(l), None) => l,
                 (None, Some(r)) if starts => r,
                 _ => DEAD,
             };
-            if lift != DEAD {
-                bound.add(a as usize, s as usize, lift - h);
-                if bound.max(0, self.times) > limit {
-                    return Ok(false);
-                }
-            }
-            skyline.set(a, s, lift);
-            if s < b {
-                skyline.set(s, b, h);
+            // A dead run is no floor: nothing left is placed over it.
+            let waste = if lift == DEAD { 0 } else { lift - h };
+            if !surface.cover((a, b, h), s, lift, waste, limit) {
+                return Ok(false);
             }
         }
         Ok(true)
     }
 }
 
-fn earliest_end(list: &[(u32, u32, u32)]) -> u32 {
-    list.first().map_or(u32::MAX, |f| f.0)
+/// The skyline and, per slot, the least height any placement that
+/// follows can end at, changed together.
+struct Surface {
+    skyline: Skyline,
+    floor: Floor,
 }
 
-/// The skyline as runs of equal height, `start -> (end, height)`, equal
-/// neighbours merged, with a heap of runs by (height, start) whose stale
-/// entries are skipped.
-struct Skyline {
-    runs: BTreeMap<u32, (u32, i64)>,
-    heap: BinaryHeap<Reverse<(i64, u32)>>,
+impl Surface {
+    /// Sets `[a, split)` of the lowest run `(a, b, h)` to `top`, of which
+    /// `waste` just above `h` holds no buffer; the rest of the run stays.
+    /// False once the floor passes `limit`: every placement that follows
+    /// would end above it.
+    fn cover(
+        &mut self,
+        run: (u32, u32, i64),
+        split: u32,
+        top: i64,
+        waste: i64,
+        limit: i64,
+    ) -> bool {
+        let (a, b, h) = run;
+        if waste > 0 && self.floor.add(a as usize, split as usize, waste) > limit {
+            return false;
+        }
+        self.skyline.set(a, split, top);
+        if split < b {
+            self.skyline.set(split, b, h);
+        }
+        true
+    }
 }
+
+/// Per slot, the skyline plus the load still to be placed there (buffers
+/// alive together stack above the skyline, so the final height is at
+/// least its most), which
+/// only grows by additions over ranges: they are kept as differences and
+/// summed over every slot once as many have come as a sixteenth of the
+/// slots, so that an addition costs two writes and the stop it serves
+/// comes at most that many additions late.
+struct Floor {
+    level: Vec<i64>,
+    pending: Vec<i64>,
+    waiting: usize,
+    peak: i64,
+}
+
+impl Floor {
+    fn new(load: &[i64]) -> Floor {
+        Floor {
+            level: load.to_vec(),
+            pending: alloc::vec![0; load.len() + 1],
+            waiting: 0,
+            peak: load.iter().copied().max().unwrap_or(0),
+        }
+    }
+
+    /// Adds `v` over `[from, to)`; the highest slot as last summed.
+    fn add(&mut self, from: usize, to: usize, v: i64) -> i64 {
+        self.pending[from] += v;
+        self.pending[to] -= v;
+        self.waiting += 1;
+        if self.waiting >= self.level.len() / 16 {
+            self.waiting = 0;
+            let mut running = 0;
+            self.peak = i64::MIN;
+            for (level, pending) in self.level.iter_mut().zip(&mut self.pending) {
+                running += core::mem::take(pending);
+                *level = level.saturating_add(running);
+                self.peak = self.peak.max(*level);
+            }
+            self.pending[self.level.len()] = 0;
+        }
+        self.peak
+    }
+}
+
+/// Per start slot, the buffers still to place that start there, as
+/// `(end, rank, buffer)` sorted, in one array: slot `t`'s `(first, len)`
+/// in `slots` says where they are in `entries`.
+struct Starting {
+    entries: Vec<(u32, u32, u32)>,
+    slots: Vec<(u32, u32)>,
+}
+
+impl Starting {
+    fn new(layout: &Layout, order: &[u32], rank: &[u32]) -> Starting {
+        let mut slots = alloc::vec![(0u32, 0u32); layout.times + 1];
+        for &b in order {
+            slots[layout.extent[b as usize].first as usize].1 += 1;
+        }
+        let mut total = 0u32;
+        for slot in &mut slots {
+            slot.0 = total;
+            total += slot.1;
+        }
+        let mut entries = alloc::vec![(0, 0, 0); order.len()];
+        let mut filled = alloc::vec![0u32; slots.len()];
+        for &b in order {
+            let e = layout.extent[b as usize];
+            let t = e.first as usize;
+            entries[(slots[t].0 + filled[t]) as usize] = (e.end, rank[b as usize], b);
+            filled[t] += 1;
+        }
+        let mut starting = Starting { entries, slots };
+        for t in 0..starting.slots.len() {
+            let range = starting.range(t);
+            starting.entries[range].sort_unstable();
+        }
+        starting
+    }
+
+    fn range(&self, t: usize) -> core::ops::Range<usize> {
+        let (first, len) = self.slots[t];
+        first as usize..(first + len) as usize
+    }
+
+    fn at(&self, t: usize) -> &[(u32, u32, u32)] {
+        &self.entries[self.range(t)]
+    }
+
+    fn earliest_end(&self, t: usize) -> u32 {
+        self.at(t).first().map_or(u32::MAX, |f| f.0)
+    }
+
+    /// Takes slot `t`'s entry `i` out, keeping the rest in order.
+    fn remove(&mut self, t: usize, i: usize) -> (u32, u32, u32) {
+        let range = self.range(t);
+        let taken = self.entries[range.start + i];
+        self.entries
+            .copy_within(range.start + i + 1..range.end, range.start + i);
+        self.slots[t].1 -= 1;
+        taken
+    }
+}
+
+/// The skyline as runs of equal height, equal neighbours merged, kept
+/// in slot arrays so that a run and its neighbours are found in constant
+/// time: a run `[a, b)` of height `h` has `end[a] = b`, `height[a] = h`
+/// and `start_of[b - 1] = a`; `end` is `NOT_START` at every other slot.
+/// Runs are taken by (height, start) from a heap, stale entries skipped;
+/// the least entry pushed since the last take waits beside the heap
+/// (usually the rest of the run just filled, which comes next), so that
+/// most runs never enter it.
+struct Skyline {
+    end: Vec<u32>,
+    height: Vec<i64>,
+    start_of: Vec<u32>,
+    heap: BinaryHeap<Reverse<(i64, u32)>>,
+    front: Option<(i64, u32)>,
+}
+
+const NOT_START: u32 = u32::MAX;
 
 impl Skyline {
     fn new(times: u32) -> Skyline {
+        let slots = times as usize + 1;
         let mut sky = Skyline {
-            runs: BTreeMap::new(),
+            end: alloc::vec![NOT_START; slots],
+            height: alloc::vec![0; slots],
+            start_of: alloc::vec![0; slots],
             heap: BinaryHeap::new(),
+            front: None,
         };
-        sky.runs.insert(0, (times, 0));
-        sky.heap.push(Reverse((0, 0)));
+        if times > 0 {
+            sky.end[0] = times;
+            sky.start_of[times as usize - 1] = 0;
+            sky.push((0, 0));
+        }
         sky
     }
 
     /// The lowest live run, the leftmost of equals: `(start, end, height)`.
     fn lowest(&mut self) -> Option<(u32, u32, i64)> {
-        while let Some(Reverse((h, a))) = self.heap.pop() {
-            match self.runs.get(&a) {
-                Some(&(b, now)) if now == h && h != DEAD => return Some((a, b, h)),
-                _ => continue,
+        while let Some((h, a)) = self.take() {
+            let end = self.end[a as usize];
+            if end != NOT_START && self.height[a as usize] == h && h != DEAD {
+                return Some((a, end, h));
             }
         }
         None
     }
 
+    fn push(&mut self, key: (i64, u32)) {
+        match self.front {
+            Some(front) if front <= key => self.heap.push(Reverse(key)),
+            Some(front) => {
+                self.heap.push(Reverse(front));
+                self.front = Some(key);
+            }
+            None => self.front = Some(key),
+        }
+    }
+
+    /// The least entry, out of the heap or the one beside it.
+    fn take(&mut self) -> Option<(i64, u32)> {
+        match (self.front, self.heap.peek()) {
+            (Some(front), Some(&Reverse(top))) if top < front => {
+                self.heap.pop();
+                Some(top)
+            }
+            (Some(front), _) => {
+                self.front = None;
+                Some(front)
+            }
+            (None, _) => self.heap.pop().map(|Reverse(key)| key),
+        }
+    }
+
     fn left_of(&self, a: u32) -> Option<i64> {
-        self.runs.range(..a).next_back().map(|(_, &(_, h))| h)
+        let a = a.checked_sub(1)?;
+        Some(self.height[self.start_of[a as usize] as usize])
     }
 
     fn right_of(&self, b: u32) -> Option<i64> {
-        self.runs.get(&b).map(|&(_, h)| h)
+        (self.end[b as usize] != NOT_START).then(|| self.height[b as usize])
     }
 
     /// Sets `[a, b)`, which starts a run and lies inside it, to `h`.
     fn set(&mut self, mut a: u32, mut b: u32, h: i64) {
-        self.runs.remove(&a);
-        if let Some((&left, &(_, lh))) = self.runs.range(..a).next_back() {
-            if lh == h {
-                self.runs.remove(&left);
+        self.end[a as usize] = NOT_START;
+        if let Some(last) = a.checked_sub(1) {
+            let left = self.start_of[last as usize];
+            if self.height[left as usize] == h {
                 a = left;
             }
         }
-        if let Some(&(right, rh)) = self.runs.get(&b) {
-            if rh == h {
-                self.runs.remove(&b);
-                b = right;
-            }
+        if self.end[b as usize] != NOT_START && self.height[b as usize] == h {
+            let right = self.end[b as usize];
+            self.end[b as usize] = NOT_START;
+            b = right;
         }
-        self.runs.insert(a, (b, h));
-        self.heap.push(Reverse((h, a)));
+        self.end[a as usize] = b;
+        self.height[a as usize] = h;
+        self.start_of[b as usize - 1] = a;
+        self.push((h, a));
     }
 }
 
