@@ -407,4 +407,53 @@ mod tests {
         }
         assert!(with_gaps > 2000, "{with_gaps} placed with gaps");
     }
+
+    /// The skyline's slot arrays and the entry kept beside its heap give
+    /// what a plain height per slot gives: the lowest run (the leftmost
+    /// of equals, a dead one never) and each run's neighbours, under the
+    /// changes gap filling makes (part of the lowest run set higher or
+    /// dead, the rest left at its height).
+    #[test]
+    fn skyline_matches_a_height_per_slot() {
+        use super::{Skyline, DEAD};
+        let mut rng = Rng::new(5);
+        for case in 0..400 {
+            let times = rng.below(1, 40) as u32;
+            let mut sky = Skyline::new(times);
+            let mut plain = alloc::vec![0i64; times as usize];
+            loop {
+                // The lowest run of the plain heights.
+                let low = plain.iter().copied().filter(|&h| h != DEAD).min();
+                let want = low.map(|h| {
+                    let a = plain.iter().position(|&x| x == h).unwrap();
+                    let b = (a..plain.len())
+                        .find(|&t| plain[t] != h)
+                        .unwrap_or(plain.len());
+                    (a as u32, b as u32, h)
+                });
+                let got = sky.lowest();
+                assert_eq!(got, want, "case {case}");
+                let Some((a, b, h)) = got else { break };
+                let run_of = |t: usize| (t < plain.len()).then(|| plain[t]);
+                assert_eq!(sky.left_of(a), a.checked_sub(1).map(|l| plain[l as usize]));
+                assert_eq!(sky.right_of(b), run_of(b as usize), "case {case}");
+                let split = rng.below(i64::from(a) + 1, i64::from(b) + 1) as u32;
+                let top = match rng.below(0, 6) {
+                    0 => DEAD,
+                    // Up to a neighbour's height, so that runs merge.
+                    1 => sky
+                        .left_of(a)
+                        .or(sky.right_of(b))
+                        .unwrap_or(h + 1)
+                        .min(DEAD - 1),
+                    _ => h + rng.below(1, 4),
+                };
+                sky.set(a, split, top);
+                if split < b {
+                    sky.set(split, b, h);
+                }
+                plain[a as usize..split as usize].fill(top);
+            }
+        }
+    }
 }
