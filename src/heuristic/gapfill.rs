@@ -146,11 +146,10 @@ impl Surface {
 
 /// Per slot, the skyline plus the load still to be placed there (buffers
 /// alive together stack above the skyline, so the final height is at
-/// least its most), which
-/// only grows by additions over ranges: they are kept as differences and
-/// summed over every slot once as many have come as a sixteenth of the
-/// slots, so that an addition costs two writes and the stop it serves
-/// comes at most that many additions late.
+/// least its most). It only grows, by additions over ranges: they are
+/// kept as differences and summed over every slot once as many have come
+/// as a sixteenth of the slots, so that an addition costs two writes and
+/// the stop it serves comes at most that many additions late.
 struct Floor {
     level: Vec<i64>,
     pending: Vec<i64>,
