@@ -455,4 +455,32 @@ mod tests {
             }
         }
     }
+
+    /// The floor's batched sums are never above the true most (a stop
+    /// they serve is never early) and catch up with it at every batch:
+    /// against a plain array, over more slots than a batch.
+    #[test]
+    fn floor_is_late_never_early() {
+        use super::Floor;
+        let mut rng = Rng::new(9);
+        for case in 0..200 {
+            let slots = rng.below(1, 200) as usize;
+            let load: Vec<i64> = (0..slots).map(|_| rng.below(0, 1000)).collect();
+            let mut floor = Floor::new(&load);
+            let mut plain = load.clone();
+            let batch = (slots / 16).max(1);
+            for add in 1..=300 {
+                let from = rng.below(0, slots as i64) as usize;
+                let to = rng.below(from as i64 + 1, slots as i64 + 1) as usize;
+                let v = rng.below(1, 500);
+                plain[from..to].iter_mut().for_each(|x| *x += v);
+                let most = *plain.iter().max().unwrap();
+                let peak = floor.add(from, to, v);
+                assert!(peak <= most, "case {case}: {peak} above {most}");
+                if add % batch == 0 {
+                    assert_eq!(peak, most, "case {case}, addition {add}");
+                }
+            }
+        }
+    }
 }
