@@ -51,9 +51,15 @@ pub(crate) fn online_at_once(
     // (start, latest end first, largest first, buffer), gathered in the
     // one pass over the buffers that also checks them.
     let mut order: Vec<(u64, u64, i64, u32)> = Vec::with_capacity(buffers.len());
+    // One alignment for every buffer (the usual case) spares the loop a
+    // read of each buffer's record in start order: a cache miss apiece.
+    let mut one_align = buffers.first().map(|b| b.alignment);
     for (b, i) in buffers.iter().zip(0u32..) {
         if !plain(b) {
             return Ok(None);
+        }
+        if one_align != Some(b.alignment) {
+            one_align = None;
         }
         order.push((key(b.lower), !key(b.upper), -b.size, i));
     }
@@ -70,7 +76,7 @@ pub(crate) fn online_at_once(
             next_end += 1;
         }
         let size = -size;
-        let align = buffers[b as usize].alignment;
+        let align = one_align.unwrap_or_else(|| buffers[b as usize].alignment);
         let at = live.place(k as u32, size, align, |_| None, true);
         offsets[b as usize] = at;
         height = height.max(at + size);
@@ -262,8 +268,9 @@ mod tests {
     /// Placed before the layout, the online strategy's plain order gives
     /// the offsets the layout's gives, on problems with many buffers
     /// starting and ending together (the orders' ties), alignments and
-    /// sizes over several classes; and declines what the layout sees
-    /// otherwise (gaps, fixed offsets).
+    /// sizes over several classes, alignments mixed or one for all (the
+    /// loop's shortcut); and declines what the layout sees otherwise
+    /// (gaps, fixed offsets).
     #[test]
     fn placed_at_once_as_the_layout_places() {
         use crate::base::rng::Rng;
@@ -276,13 +283,15 @@ mod tests {
         for case in 0..300 {
             let n = rng.below(1, 400) as usize;
             let span = rng.below(1, 3 * n as i64 / 2 + 1);
+            let one_align = [None, Some(4), Some(32)][case % 3];
             let buffers: Vec<Buffer> = (0..n)
                 .map(|i| {
                     let lower = rng.below(0, span);
                     let upper = lower + rng.below(1, [3, 40][case % 2]);
                     let size = rng.below(1, [8, 5000][(case / 2) % 2]);
                     let b = Buffer::new(alloc::format!("b{i}"), lower, upper, size);
-                    b.with_alignment([1, 1, 4, 32][rng.below(0, 4) as usize])
+                    let mixed = [1, 1, 4, 32][rng.below(0, 4) as usize];
+                    b.with_alignment(one_align.unwrap_or(mixed))
                 })
                 .collect();
             let problem = Problem::new(i64::MAX, buffers.clone()).unwrap();
