@@ -1,11 +1,17 @@
 //! The index a repair asks which buffers to move and which to step
-//! around: the buffers sorted by their first time slot, with two trees
-//! over that order, the latest end slot and the highest top (offset plus
-//! size) of every subtree. A query for the buffers alive during a time
-//! range whose tops are above a floor visits only the prefix that starts
-//! before the range's end, and prunes the subtrees that end before its
-//! start or stay below the floor: it costs O((k + 1) log n) for k answers,
-//! whatever the lifetimes, so a repair step near the peak costs the
+//! around: the buffers grouped by the length of their lifetime (one group
+//! per doubling), sorted by their first time slot within a group, with
+//! two trees over that order, the latest end slot and the highest top
+//! (offset plus size) of every subtree. A buffer of a group alive during
+//! a time range starts before the range's end and less than the group's
+//! longest lifetime before its start: per group, one run of positions.
+//! A query for the buffers alive during a range whose tops are above a
+//! floor visits those runs only, and prunes the subtrees that end before
+//! the range or stay below the floor. (Ordered by first slot alone, a
+//! subtree far back in time held a long-lived buffer still alive and,
+//! elsewhere, one up near the top, so nothing pruned it: a query visited
+//! every buffer that had started.) A query costs its answers and a few
+//! root-to-leaf paths per group, so a repair step near the peak costs the
 //! buffers up there, not the whole problem.
 
 use alloc::vec::Vec;
@@ -14,8 +20,10 @@ use super::super::layout::Layout;
 use crate::deadline::{sort_polled, Poll, Stop};
 
 pub(crate) struct TimeIndex {
-    /// First slot per position, ascending.
+    /// First slot per position, ascending within each group.
     first: Vec<u32>,
+    /// The groups of lifetimes, in position order.
+    groups: Vec<Group>,
     /// Buffer per position, and position per buffer.
     id: Vec<u32>,
     position: Vec<u32>,
@@ -26,6 +34,19 @@ pub(crate) struct TimeIndex {
     max_top: Vec<i64>,
 }
 
+/// The buffers whose lifetimes' lengths share a doubling: their
+/// positions `[from, to)` and the longest lifetime among them.
+struct Group {
+    from: u32,
+    to: u32,
+    longest: u32,
+}
+
+/// The group of a lifetime of `length` slots (0 and 1 together).
+fn group_of(length: u32) -> u32 {
+    31 - length.max(1).leading_zeros()
+}
+
 impl TimeIndex {
     /// The index of `layout`'s buffers placed at `offsets`.
     pub(crate) fn new(
@@ -34,14 +55,32 @@ impl TimeIndex {
         poll: &mut Poll<'_>,
     ) -> Result<TimeIndex, Stop> {
         let n = layout.len();
-        let mut keyed: Vec<(u32, u32)> = (0..n as u32)
-            .map(|b| (layout.extent[b as usize].first, b))
+        let mut keyed: Vec<(u32, u32, u32)> = (0..n as u32)
+            .map(|b| {
+                let e = layout.extent[b as usize];
+                (group_of(e.end.saturating_sub(e.first)), e.first, b)
+            })
             .collect();
         sort_polled(&mut keyed, poll)?;
+        let mut groups: Vec<Group> = Vec::new();
+        for (i, &(g, first, b)) in keyed.iter().enumerate() {
+            let length = layout.extent[b as usize].end.saturating_sub(first);
+            match groups.last_mut() {
+                Some(last) if group_of(last.longest) == g => {
+                    last.to = i as u32 + 1;
+                    last.longest = last.longest.max(length);
+                }
+                _ => groups.push(Group {
+                    from: i as u32,
+                    to: i as u32 + 1,
+                    longest: length,
+                }),
+            }
+        }
         let leaves = n.max(1).next_power_of_two();
         let mut max_end = alloc::vec![0u32; 2 * leaves];
         let mut position = alloc::vec![0u32; n];
-        for (i, &(_, b)) in keyed.iter().enumerate() {
+        for (i, &(_, _, b)) in keyed.iter().enumerate() {
             max_end[leaves + i] = layout.extent[b as usize].end;
             position[b as usize] = i as u32;
         }
@@ -50,8 +89,9 @@ impl TimeIndex {
         }
         poll.tick(4 * leaves as u64)?;
         let mut index = TimeIndex {
-            first: keyed.iter().map(|k| k.0).collect(),
-            id: keyed.iter().map(|k| k.1).collect(),
+            first: keyed.iter().map(|k| k.1).collect(),
+            groups,
+            id: keyed.iter().map(|k| k.2).collect(),
             position,
             leaves,
             max_end,
@@ -116,7 +156,7 @@ impl TimeIndex {
     }
 
     /// Pushes onto `out` every buffer alive at some slot of `[a, b)` whose
-    /// top is above `floor`.
+    /// top is above `floor`; returns the tree nodes visited (the work).
     pub(crate) fn query(
         &self,
         a: u32,
@@ -124,25 +164,97 @@ impl TimeIndex {
         floor: i64,
         out: &mut Vec<u32>,
         stack: &mut Vec<(u32, u32)>,
-    ) {
-        let prefix = self.first.partition_point(|&f| f < b);
-        if prefix == 0 {
-            return;
-        }
-        stack.clear();
-        stack.push((1, self.leaves as u32));
-        while let Some((node, width)) = stack.pop() {
-            let lo = node as usize * width as usize - self.leaves;
-            let n = node as usize;
-            if lo >= prefix || self.max_end[n] <= a || self.max_top[n] <= floor {
+    ) -> usize {
+        let mut visited = 0;
+        for g in &self.groups {
+            // Alive in [a, b): starts before `b` and ends after `a`, so
+            // starts after `a - longest`.
+            let run = &self.first[g.from as usize..g.to as usize];
+            let lo = g.from as usize + run.partition_point(|&f| f.saturating_add(g.longest) <= a);
+            let hi = g.from as usize + run.partition_point(|&f| f < b);
+            if lo >= hi {
                 continue;
             }
-            if width == 1 {
-                out.push(self.id[lo]);
-            } else {
-                stack.push((2 * node + 1, width / 2));
-                stack.push((2 * node, width / 2));
+            stack.clear();
+            stack.push((1, self.leaves as u32));
+            while let Some((node, width)) = stack.pop() {
+                visited += 1;
+                let start = node as usize * width as usize - self.leaves;
+                let n = node as usize;
+                if start >= hi
+                    || start + width as usize <= lo
+                    || self.max_end[n] <= a
+                    || self.max_top[n] <= floor
+                {
+                    continue;
+                }
+                if width == 1 {
+                    out.push(self.id[start]);
+                } else {
+                    stack.push((2 * node + 1, width / 2));
+                    stack.push((2 * node, width / 2));
+                }
             }
+        }
+        visited
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::base::rng::Rng;
+    use crate::deadline::Deadline;
+    use crate::model::problem::{Buffer, Problem};
+
+    /// A query costs its answers and a few paths per group of lifetimes,
+    /// not the buffers that started before its range: here every stretch
+    /// of start times holds a long-lived buffer still alive (low, below
+    /// the floor) and short ones placed high that ended long ago, the
+    /// mix that no subtree of an order by start alone could prune.
+    #[test]
+    fn a_query_costs_its_answers_not_what_started_before() {
+        let mut rng = Rng::new(4);
+        let (short, long, horizon) = (8192usize, 512usize, 8192i64);
+        let mut buffers = Vec::new();
+        let mut offsets = Vec::new();
+        for i in 0..short {
+            let lower = rng.below(0, horizon - 4);
+            buffers.push(Buffer::new(
+                alloc::format!("s{i}"),
+                lower,
+                lower + rng.below(1, 5),
+                10,
+            ));
+            offsets.push(1000 + rng.below(0, 100));
+        }
+        for i in 0..long {
+            let lower = rng.below(0, horizon / 2);
+            buffers.push(Buffer::new(
+                alloc::format!("l{i}"),
+                lower,
+                lower + horizon / 2,
+                10,
+            ));
+            offsets.push(0);
+        }
+        let problem = Problem::new(i64::MAX, buffers).unwrap();
+        let deadline = Deadline::none();
+        let mut poll = Poll::new(&deadline, u64::MAX);
+        let layout = Layout::new(&problem, &mut poll).unwrap();
+        let index = TimeIndex::new(&layout, &offsets, &mut poll).unwrap();
+        let depth = index.leaves.trailing_zeros() as usize + 1;
+        let (mut out, mut stack) = (Vec::new(), Vec::new());
+        for _ in 0..200 {
+            let a = rng.below(layout.times as i64 / 2, layout.times as i64 - 2) as u32;
+            out.clear();
+            let visited = index.query(a, a + 2, 500, &mut out, &mut stack);
+            let bound = 4 * (out.len() + index.groups.len()) * depth;
+            assert!(
+                visited <= bound,
+                "{visited} nodes visited for {} answers",
+                out.len()
+            );
         }
     }
 }
