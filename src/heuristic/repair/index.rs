@@ -156,7 +156,9 @@ impl TimeIndex {
     }
 
     /// Pushes onto `out` every buffer alive at some slot of `[a, b)` whose
-    /// top is above `floor`; returns the tree nodes visited (the work).
+    /// top is above `floor`, by first slot (ties by number: the order the
+    /// windows and the ejection chains take them in); returns the tree
+    /// nodes visited (the work).
     pub(crate) fn query(
         &self,
         a: u32,
@@ -165,7 +167,7 @@ impl TimeIndex {
         out: &mut Vec<u32>,
         stack: &mut Vec<(u32, u32)>,
     ) -> usize {
-        let mut visited = 0;
+        let (mut visited, from) = (0, out.len());
         for g in &self.groups {
             // Alive in [a, b): starts before `b` and ends after `a`, so
             // starts after `a - longest`.
@@ -196,6 +198,7 @@ impl TimeIndex {
                 }
             }
         }
+        out[from..].sort_unstable_by_key(|&x| (self.first[self.position[x as usize] as usize], x));
         visited
     }
 }

@@ -454,8 +454,9 @@ mod tests {
     }
 
     /// The index answers exactly the buffers alive in a range whose tops
-    /// are above a floor, keeps the highest top under updates, and finds
-    /// a buffer reaching any bar up to it.
+    /// are above a floor, in order of first slot (then number), keeps the
+    /// highest top under updates, and finds a buffer reaching any bar up
+    /// to it.
     #[test]
     fn time_index_finds_exactly_the_buffers_alive_above_a_floor() {
         let mut rng = Rng::new(9);
@@ -484,13 +485,13 @@ mod tests {
                 let floor = rng.below(-1, 140);
                 out.clear();
                 index.query(a, b, floor, &mut out, &mut stack);
-                out.sort_unstable();
-                let want: Vec<u32> = (0..n as u32)
+                let mut want: Vec<u32> = (0..n as u32)
                     .filter(|&x| {
                         let e = layout.extent[x as usize];
                         e.first < b && e.end > a && top(x as usize) > floor
                     })
                     .collect();
+                want.sort_by_key(|&x| (layout.extent[x as usize].first, x));
                 assert_eq!(out, want);
             }
         }
