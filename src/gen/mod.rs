@@ -239,6 +239,13 @@ pub fn planted_optimum(spec: Spec) -> Option<i64> {
     }
 }
 
+/// [`Family::Pinwheel`]'s buffers, height and the offsets they were cut
+/// from.
+#[cfg(test)]
+pub(crate) fn pinwheel_with_offsets(spec: Spec) -> (Vec<Buffer>, i64, Vec<i64>) {
+    pinwheel::pinwheel_with_offsets(spec)
+}
+
 /// [`Family::Swept`]'s buffers, height and the offsets they were made at,
 /// filling `height` (the family's own: [`PLANTED_HEIGHT`]).
 #[cfg(test)]

@@ -18,11 +18,15 @@
 //! Some merges are forced (see `forced`: every placement at the max load
 //! of a zero-waste packing makes them), the others are guesses (see
 //! `passes`), made only when no forced one is left, the likeliest first.
+//! Pairs never rebuild a packing cut in pinwheels, where no two pieces
+//! fit together exactly: *blocks* (see `blocks`) merge three to six
+//! rectangles that tile a rectangle between them.
 //! Only plain buffers merge: no gaps, no fixed offset, and alignments kept
 //! (a stacked member's offset inside its stack is a multiple of its
 //! alignment). Each pass sorts the rectangles, so a pass costs O(m log m)
 //! for m rectangles, and passes run while they merge, within a budget.
 
+mod blocks;
 mod forced;
 mod passes;
 mod rect;
@@ -31,6 +35,7 @@ use alloc::vec::Vec;
 
 use crate::deadline::{Poll, Stop};
 use crate::model::problem::{Buffer, Problem};
+use blocks::block_pass;
 use forced::forced_pass;
 use passes::{chain_pass, fitting_stack_pass, paired_stack_pass, unguided_stack_pass};
 
@@ -113,7 +118,7 @@ fn merge(
     // no rival of its size at that time, neither rectangle sharing its
     // lifetime; a stack of a whole lifetime that fits a neighbour; two
     // stacks of neighbouring lifetimes of one total; any chain without a
-    // rival; the unguided stacks.
+    // rival; a block without a rival; the unguided stacks.
     // Merging may stop at any time (every state lifts back valid): it
     // stops once its passes have visited `BUDGET` times n rectangles in
     // all, a few dozen plain orders' sorting. A zero-waste packing is
@@ -143,9 +148,15 @@ fn merge(
         // or more at once; where not a 64th merge, guesses are unlikely to
         // halve the problem (and the coarse level is used only then).
         if large && before == n && 64 * (n - alive.len()) < n {
-            return Ok(None);
+            // Pieces cut as pinwheels meet in no pair: blocks (see
+            // `blocks`) get their chance before the round is judged.
+            spent += alive.len() + block_pass(rects, members, alive, poll)? as usize / 16;
+            if 64 * (n - alive.len()) < n {
+                return Ok(None);
+            }
+            continue;
         }
-        let kinds = if unguided { 5 } else { 4 };
+        let kinds = if unguided { 6 } else { 5 };
         for guess in 0..kinds {
             let now = alive.len();
             spent += now;
@@ -158,9 +169,10 @@ fn merge(
                 1 => fitting_stack_pass(r, m, a, poll)?,
                 2 => paired_stack_pass(r, m, a, poll)?,
                 3 => chain_pass(r, m, a, false, poll)?,
+                4 => spent += block_pass(r, m, a, poll)? as usize / 16,
                 _ => unguided_stack_pass(r, m, a, poll)?,
             }
-            unguided_made |= guess == 4 && alive.len() < now;
+            unguided_made |= guess == 5 && alive.len() < now;
             if alive.len() < now {
                 break;
             }
