@@ -22,11 +22,10 @@
 use alloc::vec::Vec;
 
 use super::rect::{Members, Rect};
+use super::tiling::{tile, MOST};
 use crate::base::math::lcm_within;
 use crate::deadline::{sort_polled, Poll, Stop};
 
-/// The most rectangles a block merges.
-pub(super) const MOST: usize = 6;
 /// Search steps allowed from one rectangle (a step scans a block's
 /// members, at most [`MOST`]).
 const STEPS: u32 = 1024;
@@ -323,110 +322,30 @@ impl Search<'_> {
         }
     }
 
-    /// A placement of the members inside `[0, h)`, as a block over
-    /// `[set[0].lower, end)`, or `None`. The members fill the block with
-    /// nothing to spare (their total is `h` at every time), so the lowest
-    /// run of what is placed, at its left end, is covered by a member that
-    /// starts there and ends inside the run (before the run, and after it,
-    /// what is placed stands higher): trying those alone misses no
-    /// placement.
+    /// A placement of the members inside `[0, h)` (see [`tile`]), as a
+    /// block over `[set[0].lower, end)`, or `None`.
     fn tile(&mut self, h: i64, end: i64) -> Option<Block> {
         let k = self.set.len();
-        let mut sky = Skyline {
-            x: [self.rect(self.set[0]); MOST],
-            times: [0; 2 * MOST],
-            top: [0; 2 * MOST],
-            at: [0; MOST],
-            placed: [false; MOST],
-            k,
-            slots: 0,
-        };
+        let mut x = [self.rect(self.set[0]); MOST];
         let mut align = 1i64;
         for (i, &r) in self.set.iter().enumerate() {
-            sky.x[i] = self.rect(r);
-            align = lcm_within(align, sky.x[i].align, 1 << 40)?;
-            for t in [sky.x[i].lower, sky.x[i].upper] {
-                if !sky.times[..sky.slots].contains(&t) {
-                    sky.times[sky.slots] = t;
-                    sky.slots += 1;
-                }
-            }
+            x[i] = self.rect(r);
+            align = lcm_within(align, x[i].align, 1 << 40)?;
         }
-        sky.times[..sky.slots].sort_unstable();
-        // `top` has a height per slot between consecutive times.
-        sky.slots -= 1;
-        if !self.cover(&mut sky, h, 0) {
-            return None;
-        }
+        let left = STEPS.saturating_sub(self.steps);
+        let (at, steps) = tile(&x[..k], h, left);
+        self.steps += steps;
         // A member's offset inside is a multiple of its alignment, and
         // the block's offset of every member's: the lifted offsets keep
         // them.
         Some(Block {
-            lower: sky.times[0],
+            lower: x[0].lower,
             upper: end,
             size: h,
             align,
-            members: self.set.iter().zip(sky.at).map(|(&r, a)| (r, a)).collect(),
+            members: self.set.iter().zip(at?).map(|(&r, a)| (r, a)).collect(),
         })
     }
-
-    /// Places the members not yet placed, each at the left end of the
-    /// lowest run; whether all fit.
-    fn cover(&mut self, sky: &mut Skyline, h: i64, done: usize) -> bool {
-        if done == sky.k {
-            return true;
-        }
-        if !self.step() {
-            return false;
-        }
-        // The lowest run: its first slot, height and end.
-        let mut first = 0;
-        for slot in 1..sky.slots {
-            if sky.top[slot] < sky.top[first] {
-                first = slot;
-            }
-        }
-        let y = sky.top[first];
-        let mut last = first;
-        while last + 1 < sky.slots && sky.top[last + 1] == y {
-            last += 1;
-        }
-        let (from, to) = (sky.times[first], sky.times[last + 1]);
-        for i in 0..sky.k {
-            let x = sky.x[i];
-            let fits = x.lower == from && x.upper <= to && y % x.align == 0 && y + x.size <= h;
-            if sky.placed[i] || !fits {
-                continue;
-            }
-            let slots =
-                first..first + sky.times[first..=sky.slots].partition_point(|&t| t < x.upper);
-            sky.placed[i] = true;
-            sky.at[i] = y;
-            for slot in slots.clone() {
-                sky.top[slot] = y + x.size;
-            }
-            if self.cover(sky, h, done + 1) {
-                return true;
-            }
-            for slot in slots {
-                sky.top[slot] = y;
-            }
-            sky.placed[i] = false;
-        }
-        false
-    }
-}
-
-/// A block's members being placed: the times where they start or end,
-/// the height placed so far between each two, and each member's offset.
-struct Skyline {
-    x: [Rect; MOST],
-    times: [i64; 2 * MOST],
-    top: [i64; 2 * MOST],
-    at: [i64; MOST],
-    placed: [bool; MOST],
-    k: usize,
-    slots: usize,
 }
 
 #[cfg(test)]
@@ -436,114 +355,6 @@ mod tests {
     use crate::deadline::Deadline;
     use crate::model::problem::{Buffer, Problem};
     use crate::model::solution::{validate, Solution};
-
-    /// A search over `rects` (all plain) with `set` as its members.
-    fn search_of<'a>(
-        rects: &'a [Rect],
-        starts: &'a [(i64, u32)],
-        gone: &'a [bool],
-        set: &'a mut Vec<u32>,
-    ) -> Search<'a> {
-        Search {
-            rects,
-            starts,
-            gone,
-            set,
-            steps: 0,
-            found: None,
-            rival: false,
-        }
-    }
-
-    fn rect(lower: i64, upper: i64, size: i64, align: i64) -> Rect {
-        let b = Buffer::new("", lower, upper, size).with_alignment(align);
-        Rect::of(0, &b, true)
-    }
-
-    /// The exact search's answer: whether `rects` fit inside `[0, h)`.
-    fn fits_exactly(rects: &[Rect], h: i64) -> bool {
-        let buffers = rects
-            .iter()
-            .enumerate()
-            .map(|(i, x)| {
-                Buffer::new(alloc::format!("{i}"), x.lower, x.upper, x.size).with_alignment(x.align)
-            })
-            .collect();
-        let problem = Problem::new(h, buffers).unwrap();
-        let params = crate::exact::Params::default();
-        match crate::exact::solve(&problem, h, &params, &Deadline::none()).0 {
-            crate::exact::Verdict::Solved(_) => true,
-            crate::exact::Verdict::Infeasible => false,
-            other => panic!("not decided: {other:?}"),
-        }
-    }
-
-    /// The tiling of a block's members misses none: on small sets whose
-    /// sizes add up to one total at every time (flat), it finds a
-    /// placement exactly when the exact search does, and the placement it
-    /// gives is valid and inside the block.
-    #[test]
-    fn members_are_tiled_whenever_they_can_be() {
-        let mut rng = Rng::new(7);
-        let (mut tiled, mut flat) = (0, 0);
-        for _ in 0..40_000 {
-            let k = rng.below(3, MOST as i64 + 1) as usize;
-            let span = rng.below(2, 5);
-            let mut rects: Vec<Rect> = (0..k)
-                .map(|_| {
-                    let lower = rng.below(0, span);
-                    let upper = rng.below(lower + 1, span + 1);
-                    let align = [1, 1, 2, 4][rng.below(0, 4) as usize];
-                    rect(lower, upper, align * rng.below(1, 4), align)
-                })
-                .collect();
-            rects.sort_by_key(|x| x.lower);
-            let s = rects[0].lower;
-            let e = rects.iter().map(|x| x.upper).max().unwrap();
-            let load = |t: i64| -> i64 {
-                rects
-                    .iter()
-                    .filter(|x| x.lower <= t && t < x.upper)
-                    .map(|x| x.size)
-                    .sum()
-            };
-            let h = load(s);
-            if (s..e).any(|t| load(t) != h) {
-                continue;
-            }
-            flat += 1;
-            let starts: Vec<(i64, u32)> = (0..k as u32)
-                .map(|r| (rects[r as usize].lower, r))
-                .collect();
-            let gone = alloc::vec![false; k];
-            let mut set: Vec<u32> = (0..k as u32).collect();
-            let mut search = search_of(&rects, &starts, &gone, &mut set);
-            let block = search.tile(h, e);
-            assert_eq!(block.is_some(), fits_exactly(&rects, h), "{rects:?}");
-            let Some(block) = block else { continue };
-            tiled += 1;
-            assert_eq!((block.lower, block.upper, block.size), (s, e, h));
-            for &(r, inside) in &block.members {
-                let x = rects[r as usize];
-                assert!(inside >= 0 && inside + x.size <= h && inside % x.align == 0);
-                assert_eq!(block.align % x.align, 0);
-                for &(q, other) in &block.members {
-                    let y = rects[q as usize];
-                    let meet = x.lower < y.upper && y.lower < x.upper;
-                    let apart = inside + x.size <= other || other + y.size <= inside;
-                    assert!(
-                        q == r || !meet || apart,
-                        "{rects:?}: {block:?}",
-                        block = block.members
-                    );
-                }
-            }
-        }
-        assert!(
-            flat > 1000 && tiled > 500 && tiled < flat,
-            "{flat} flat, {tiled} tiled"
-        );
-    }
 
     /// The pieces a pinwheel was cut into (recursively: a centre ringed by
     /// four blades, the largest piece cut again) merge back, block by

@@ -30,6 +30,7 @@ mod blocks;
 mod forced;
 mod passes;
 mod rect;
+mod tiling;
 
 use alloc::vec::Vec;
 
