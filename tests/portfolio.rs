@@ -112,6 +112,9 @@ fn the_lowest_plain_height_reported_is_every_variants() {
         Family::LongLived,
         Family::Swept,
         Family::Issued,
+        // Pinwheel packings coarsen to one rectangle and are proven: a
+        // second swept packing (another seed) is compared instead.
+        Family::Swept,
         Family::Pinwheel,
     ]
     .into_iter()
