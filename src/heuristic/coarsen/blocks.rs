@@ -46,19 +46,29 @@ struct Block {
 /// One pass: merges every block found (each rectangle in at most one),
 /// sought forward in time and then backward (a block whose first column
 /// is too crowded, at the start of the problem, say, is found from its
-/// last). Returns the search steps it took.
+/// last). Returns the search steps it took. A `trial` stops early where
+/// blocks are rare (fewer than one rectangle in 8 merged after the first
+/// [`TRIAL`] searches): where nothing tiles, the searches run out of
+/// steps, and a problem with no such structure loses little to them.
 pub(super) fn block_pass(
     rects: &mut [Rect],
     members: &mut Members,
     alive: &mut Vec<u32>,
+    trial: bool,
     poll: &mut Poll<'_>,
 ) -> Result<u64, Stop> {
     let mut steps = 0;
     for backward in [false, true] {
-        steps += one_way(rects, members, alive, backward, poll)?;
+        match one_way(rects, members, alive, backward, trial, poll)? {
+            (taken, true) => steps += taken,
+            (taken, false) => return Ok(steps + taken),
+        }
     }
     Ok(steps)
 }
+
+/// Searches a trial makes before it judges whether blocks are rare.
+const TRIAL: usize = 4096;
 
 /// [`block_pass`] one way in time: backward, on the rectangles with time
 /// turned around.
@@ -67,8 +77,9 @@ fn one_way(
     members: &mut Members,
     alive: &mut Vec<u32>,
     backward: bool,
+    trial: bool,
     poll: &mut Poll<'_>,
-) -> Result<u64, Stop> {
+) -> Result<(u64, bool), Stop> {
     let turned = |x: Rect| match backward {
         false => x,
         true => Rect {
@@ -87,8 +98,14 @@ fn one_way(
     let mut gone = alloc::vec![false; rects.len()];
     let mut set = Vec::with_capacity(MOST);
     let mut steps = 0u64;
+    let mut merged = 0;
+    let mut rare = false;
     for at in 0..starts.len() {
         let r = starts[at].1;
+        if trial && at == TRIAL && 8 * merged < at {
+            rare = true;
+            break;
+        }
         if gone[r as usize] {
             continue;
         }
@@ -117,11 +134,12 @@ fn one_way(
                 (block.lower, block.upper) = (-block.upper, -block.lower);
             }
             merge(rects, members, &block, &mut gone);
+            merged += block.members.len();
             view[block.members[0].0 as usize] = turned(rects[block.members[0].0 as usize]);
         }
     }
     alive.retain(|&r| !gone[r as usize]);
-    Ok(steps)
+    Ok((steps, !rare))
 }
 
 /// Whether two blocks have the same members.
@@ -394,6 +412,42 @@ mod tests {
         }
     }
 
+    /// A trial gives up where blocks are rare: on buffers whose sizes owe
+    /// nothing to their lifetimes it takes a small part of a whole pass's
+    /// steps, while on pinwheel pieces it merges as the whole pass does.
+    #[test]
+    fn a_trial_gives_up_where_blocks_are_rare() {
+        for (family, rare) in [
+            (crate::gen::Family::Independent, true),
+            (crate::gen::Family::Issued, true),
+            (crate::gen::Family::Pinwheel, false),
+        ] {
+            let spec = crate::gen::Spec::new(20_001, 1).with_family(family);
+            let problem = Problem::new(i64::MAX, crate::gen::generate(spec)).unwrap();
+            let n = problem.len();
+            let mut pass = |trial: bool| {
+                let mut rects: Vec<Rect> = problem
+                    .buffers()
+                    .iter()
+                    .enumerate()
+                    .map(|(i, b)| Rect::of(i, b, true))
+                    .collect();
+                let mut members = Members::singletons(n);
+                let mut alive: Vec<u32> = (0..n as u32).collect();
+                let deadline = Deadline::none();
+                let mut poll = Poll::new(&deadline, u64::MAX);
+                let steps = block_pass(&mut rects, &mut members, &mut alive, trial, &mut poll);
+                (steps.unwrap(), alive.len())
+            };
+            let ((tried, left), (whole, all_left)) = (pass(true), pass(false));
+            if rare {
+                assert!(4 * tried < whole, "{}: {tried} of {whole}", family.name());
+            } else {
+                assert_eq!(left, all_left, "{}", family.name());
+            }
+        }
+    }
+
     /// Whatever the blocks merged, every placement of the coarse problem
     /// lifts to a valid one: on pieces of small pinwheels and guillotine
     /// cuts, of mixed alignments, among buffers that fit nothing, the
@@ -449,7 +503,7 @@ mod tests {
             let mut alive: Vec<u32> = (0..n as u32).collect();
             let deadline = Deadline::none();
             let mut poll = Poll::new(&deadline, u64::MAX);
-            block_pass(&mut rects, &mut members, &mut alive, &mut poll).unwrap();
+            block_pass(&mut rects, &mut members, &mut alive, false, &mut poll).unwrap();
             merged += n - alive.len();
             // Stacked: each rectangle above the last, its members inside.
             let mut offsets = alloc::vec![0i64; n];

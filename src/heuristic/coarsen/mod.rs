@@ -151,8 +151,10 @@ fn merge(
         if large && before == n && 64 * (n - alive.len()) < n {
             // Pieces cut as pinwheels meet in no pair: blocks (see
             // `blocks`) get their chance before the round is judged.
-            spent += alive.len() + block_pass(rects, members, alive, poll)? as usize / 16;
-            if 64 * (n - alive.len()) < n {
+            // A packing cut in pinwheels merges a quarter or more in
+            // this pass; where blocks are chance sums, far fewer.
+            spent += alive.len() + block_pass(rects, members, alive, true, poll)? as usize / 16;
+            if 4 * (n - alive.len()) < n {
                 return Ok(None);
             }
             continue;
@@ -170,7 +172,7 @@ fn merge(
                 1 => fitting_stack_pass(r, m, a, poll)?,
                 2 => paired_stack_pass(r, m, a, poll)?,
                 3 => chain_pass(r, m, a, false, poll)?,
-                4 => spent += block_pass(r, m, a, poll)? as usize / 16,
+                4 => spent += block_pass(r, m, a, true, poll)? as usize / 16,
                 _ => unguided_stack_pass(r, m, a, poll)?,
             }
             unguided_made |= guess == 5 && alive.len() < now;
