@@ -425,7 +425,7 @@ mod tests {
             let spec = crate::gen::Spec::new(20_001, 1).with_family(family);
             let problem = Problem::new(i64::MAX, crate::gen::generate(spec)).unwrap();
             let n = problem.len();
-            let mut pass = |trial: bool| {
+            let pass = |trial: bool| {
                 let mut rects: Vec<Rect> = problem
                     .buffers()
                     .iter()
