@@ -368,6 +368,7 @@ impl Search<'_> {
 
 #[cfg(test)]
 mod tests {
+    use super::super::rect::singletons;
     use super::*;
     use crate::base::rng::Rng;
     use crate::deadline::Deadline;
@@ -424,16 +425,8 @@ mod tests {
         ] {
             let spec = crate::gen::Spec::new(20_001, 1).with_family(family);
             let problem = Problem::new(i64::MAX, crate::gen::generate(spec)).unwrap();
-            let n = problem.len();
             let pass = |trial: bool| {
-                let mut rects: Vec<Rect> = problem
-                    .buffers()
-                    .iter()
-                    .enumerate()
-                    .map(|(i, b)| Rect::of(i, b, true))
-                    .collect();
-                let mut members = Members::singletons(n);
-                let mut alive: Vec<u32> = (0..n as u32).collect();
+                let (mut rects, mut members, mut alive) = singletons(problem.buffers());
                 let deadline = Deadline::none();
                 let mut poll = Poll::new(&deadline, u64::MAX);
                 let steps = block_pass(&mut rects, &mut members, &mut alive, trial, &mut poll);
@@ -493,14 +486,7 @@ mod tests {
             }
             let problem = Problem::new(i64::MAX, buffers).unwrap();
             let n = problem.len();
-            let mut rects: Vec<Rect> = problem
-                .buffers()
-                .iter()
-                .enumerate()
-                .map(|(i, b)| Rect::of(i, b, true))
-                .collect();
-            let mut members = Members::singletons(n);
-            let mut alive: Vec<u32> = (0..n as u32).collect();
+            let (mut rects, mut members, mut alive) = singletons(problem.buffers());
             let deadline = Deadline::none();
             let mut poll = Poll::new(&deadline, u64::MAX);
             block_pass(&mut rects, &mut members, &mut alive, false, &mut poll).unwrap();

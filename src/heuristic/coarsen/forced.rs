@@ -179,14 +179,7 @@ mod tests {
 
     /// Forced merges to the end, the rectangles and their members.
     fn merge_forced(buffers: &[Buffer]) -> (Vec<Rect>, Members, Vec<u32>) {
-        let n = buffers.len();
-        let mut rects: Vec<Rect> = buffers
-            .iter()
-            .enumerate()
-            .map(|(i, b)| Rect::of(i, b, true))
-            .collect();
-        let mut members = Members::singletons(n);
-        let mut alive: Vec<u32> = (0..n as u32).collect();
+        let (mut rects, mut members, mut alive) = super::super::rect::singletons(buffers);
         let deadline = Deadline::none();
         let mut poll = Poll::new(&deadline, u64::MAX);
         while forced_pass(&mut rects, &mut members, &mut alive, &mut poll).unwrap() {}

@@ -64,3 +64,18 @@ impl Members {
         }
     }
 }
+
+/// Every buffer of `buffers` as a plain rectangle of its own, all alive:
+/// where the tests of the passes start.
+#[cfg(test)]
+pub(super) fn singletons(
+    buffers: &[crate::model::problem::Buffer],
+) -> (Vec<Rect>, Members, Vec<u32>) {
+    let n = buffers.len();
+    let rects = buffers
+        .iter()
+        .enumerate()
+        .map(|(i, b)| Rect::of(i, b, true))
+        .collect();
+    (rects, Members::singletons(n), (0..n as u32).collect())
+}
