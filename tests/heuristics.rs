@@ -5,7 +5,7 @@ mod common;
 
 use std::time::Duration;
 
-use common::{brute_force, random_problem, Rng, Shape};
+use common::{brute_force, counting_clock, random_problem, Rng, Shape};
 use minimalloc::gen::{generate, Spec};
 use minimalloc::heuristic::{run, run_variant, Strategy, Variant};
 use minimalloc::io::csv;
@@ -256,15 +256,6 @@ fn fit_mode_uses_a_heuristic_when_one_fits_and_proves_infeasibility_by_load() {
     let outcome = plan(&tight, &Options::default());
     assert_eq!(outcome.status, Status::Infeasible);
     assert!(outcome.lower_bound >= load);
-}
-
-/// A clock that reads the work done, not the time: each read moves it 20
-/// microseconds on. Timeouts on it are budgets of work, the same on a
-/// quiet machine as on a loaded one.
-fn counting_clock() -> u64 {
-    use std::sync::atomic::{AtomicU64, Ordering};
-    static READS: AtomicU64 = AtomicU64::new(0);
-    READS.fetch_add(1, Ordering::Relaxed) * 20_000
 }
 
 /// With one thread the scheduler's work does not depend on the clock, so

@@ -1,9 +1,20 @@
-//! Shared test helpers: a seeded generator of small random problems and an
+//! Shared test helpers: a seeded generator of small random problems, an
 //! independent brute-force solver that shares no code with the library's
-//! search or sweep.
+//! search or sweep, and a clock of work.
 #![allow(dead_code)]
 
 use minimalloc::{Buffer, Gap, Problem, Window};
+
+/// A clock that reads the work done, not the time: each read moves it 20
+/// microseconds on. Timeouts on it are budgets of work, the same on a
+/// quiet machine as on a loaded one. One counter per test binary: two
+/// tests of a binary reading it at once would move each other's clocks,
+/// so at most one test of each uses it.
+pub fn counting_clock() -> u64 {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static READS: AtomicU64 = AtomicU64::new(0);
+    READS.fetch_add(1, Ordering::Relaxed) * 20_000
+}
 
 /// xorshift64*: small, seeded, reproducible.
 pub struct Rng(u64);
