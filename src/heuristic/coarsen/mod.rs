@@ -62,14 +62,36 @@ impl Coarse {
             .map(|&(r, inside)| offsets[r as usize].saturating_add(inside))
             .collect()
     }
+
+    /// The coarse offsets that `lift` to `offsets` (a placement of the
+    /// original), if there are any: each rectangle's members where they
+    /// lie inside it, as in the lift of a coarser level's placement.
+    pub(crate) fn offsets_of(&self, offsets: &[i64]) -> Option<Vec<i64>> {
+        let mut coarse = alloc::vec![None; self.problem.len()];
+        for (&(r, inside), &at) in self.at.iter().zip(offsets) {
+            let here = at.checked_sub(inside)?;
+            match coarse[r as usize] {
+                None => coarse[r as usize] = Some(here),
+                Some(o) if o == here => {}
+                Some(_) => return None,
+            }
+        }
+        coarse.into_iter().collect()
+    }
 }
 
 /// The coarse problem of `problem`, or `None` when it would not have at
 /// most half the buffers. `unguided`: whether to make the unguided
-/// stacks, the guesses most often wrong (see [`passes`]).
+/// stacks, the guesses most often wrong (see [`passes`]). `stop_at`:
+/// merging stops between rounds once that many rectangles or fewer are
+/// left (0: it goes on while rounds merge). Merging is deterministic, so
+/// a problem coarsened with a `stop_at` is a finer level of the one
+/// coarsened without: each of its rectangles lies whole, members in
+/// place, inside one of the coarser one's.
 pub(crate) fn coarsen(
     problem: &Problem,
     unguided: bool,
+    stop_at: usize,
     poll: &mut Poll<'_>,
 ) -> Result<Option<Coarse>, Stop> {
     let buffers = problem.buffers();
@@ -81,7 +103,15 @@ pub(crate) fn coarsen(
         .collect();
     let mut members = Members::singletons(n);
     let mut alive: Vec<u32> = (0..n as u32).collect();
-    let Some(unguided_made) = merge(&mut rects, &mut members, &mut alive, unguided, poll)? else {
+    let Some(unguided_made) = merge(
+        &mut rects,
+        &mut members,
+        &mut alive,
+        unguided,
+        stop_at,
+        poll,
+    )?
+    else {
         return Ok(None);
     };
     if 2 * alive.len() > n {
@@ -100,13 +130,15 @@ pub(crate) fn coarsen(
     }
 }
 
-/// Merges rectangles in rounds; whether unguided stacks were made, or
-/// `None` when a large problem shows early that it will not halve.
+/// Merges rectangles in rounds, until `stop_at` or fewer are left (see
+/// [`coarsen`]); whether unguided stacks were made, or `None` when a large
+/// problem shows early that it will not halve.
 fn merge(
     rects: &mut [Rect],
     members: &mut Members,
     alive: &mut Vec<u32>,
     unguided: bool,
+    stop_at: usize,
     poll: &mut Poll<'_>,
 ) -> Result<Option<bool>, Stop> {
     let n = rects.len();
@@ -129,7 +161,7 @@ fn merge(
     let budget = BUDGET * n;
     let mut spent = 0usize;
     let mut unguided_made = false;
-    loop {
+    while alive.len() > stop_at {
         let before = alive.len();
         let large = n > 1 << 12;
         loop {
@@ -264,7 +296,7 @@ mod tests {
             }
             let problem = Problem::new(i64::MAX, buffers).unwrap();
             let mut poll = Poll::new(&deadline, u64::MAX);
-            let Some(coarse) = coarsen(&problem, true, &mut poll).unwrap() else {
+            let Some(coarse) = coarsen(&problem, true, 0, &mut poll).unwrap() else {
                 continue;
             };
             merged += 1;
@@ -282,6 +314,63 @@ mod tests {
         assert!(merged > 30, "only {merged} problems merged");
     }
 
+    /// A finer level (merging stopped at a count of rectangles) holds the
+    /// coarse level's placements: each finer rectangle lies whole inside
+    /// a coarse one, so a coarse placement, lifted, has finer offsets,
+    /// valid, that lift to it again. A placement whose members leave
+    /// their places in the finer rectangles has none.
+    #[test]
+    fn a_finer_level_holds_the_coarse_placements() {
+        use crate::gen::{generate, Family, Spec};
+        use crate::heuristic::{run, Strategy};
+        let deadline = Deadline::none();
+        let (mut finer_levels, mut declined) = (0, 0);
+        for (family, n) in [
+            (Family::Planted, 3000),
+            (Family::Pinwheel, 3001),
+            (Family::Swept, 3000),
+        ] {
+            for seed in 0..3 {
+                let spec = Spec::new(n, seed).with_family(family);
+                let problem = Problem::new(i64::MAX, generate(spec)).unwrap();
+                let mut poll = Poll::new(&deadline, u64::MAX);
+                let Some(coarse) = coarsen(&problem, true, 0, &mut poll).unwrap() else {
+                    continue;
+                };
+                for factor in [2, 4, 16] {
+                    let stop_at = factor * coarse.problem.len();
+                    let Some(finer) = coarsen(&problem, true, stop_at, &mut poll).unwrap() else {
+                        continue;
+                    };
+                    assert!(finer.problem.len() >= coarse.problem.len());
+                    finer_levels += usize::from(finer.problem.len() > coarse.problem.len());
+                    for strategy in Strategy::ALL {
+                        let s = run(&coarse.problem, strategy).unwrap();
+                        let lifted = coarse.lift(&s.offsets);
+                        let offsets = finer.offsets_of(&lifted).expect("a finer placement");
+                        validate(
+                            &finer.problem,
+                            &Solution {
+                                offsets: offsets.clone(),
+                            },
+                        )
+                        .unwrap();
+                        assert_eq!(finer.lift(&offsets), lifted);
+                        // The original's own plain order: its members are
+                        // rarely where the finer rectangles hold them.
+                        let own = run(&problem, strategy).unwrap().offsets;
+                        match finer.offsets_of(&own) {
+                            Some(o) => assert_eq!(finer.lift(&o), own),
+                            None => declined += 1,
+                        }
+                    }
+                }
+            }
+        }
+        assert!(finer_levels >= 10, "only {finer_levels} finer levels");
+        assert!(declined > 0);
+    }
+
     /// Pieces cut from a rectangle by guillotine cuts merge back into a
     /// few rectangles (a tenth as many or fewer).
     #[test]
@@ -291,7 +380,7 @@ mod tests {
             let problem = Problem::new(i64::MAX, crate::gen::generate(spec)).unwrap();
             let deadline = Deadline::none();
             let mut poll = Poll::new(&deadline, u64::MAX);
-            let coarse = coarsen(&problem, true, &mut poll).unwrap().unwrap();
+            let coarse = coarsen(&problem, true, 0, &mut poll).unwrap().unwrap();
             assert!(
                 10 * coarse.problem.len() <= problem.len(),
                 "seed {seed}: {}",

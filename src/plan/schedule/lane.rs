@@ -4,8 +4,8 @@
 use alloc::vec::Vec;
 use core::sync::atomic::Ordering;
 
-use super::board::{Board, Incumbent, CUT};
-use super::work::{Goal, Work, EXACT_NODES};
+use super::board::{Board, CUT};
+use super::work::{Goal, Incumbent, Work, EXACT_NODES};
 use crate::deadline::{Deadline, Poll, Stop};
 use crate::heuristic::{self, Layout, Repair, Shares, Variant};
 use crate::model::problem::Problem;
@@ -27,10 +27,16 @@ pub(crate) enum Exact {
 /// shares time, not nodes.
 pub(crate) type ExactRound<'r> = dyn FnMut(Option<u64>, &Deadline<'_>, &Board) -> Exact + 'r;
 
+/// How many times the coarse problem's rectangles the finer level it is
+/// refined on has (see [`Lane::refine`]).
+const FINER: usize = 4;
+
 /// How the coarse problem is planned when it is worth a share of the
 /// time: the objective's own plan, one level down, under the deadline
 /// given.
-pub(crate) type CoarseSolve<'r> = dyn Fn(&Problem, Deadline<'_>) -> Option<Incumbent> + Sync + 'r;
+/// With a start (a placement of that problem), the plan starts from it.
+pub(crate) type CoarseSolve<'r> =
+    dyn Fn(&Problem, Deadline<'_>, Option<Incumbent>) -> Option<Incumbent> + Sync + 'r;
 
 pub(super) struct Lane<'w, 'a> {
     pub(super) work: &'w Work<'a>,
@@ -274,20 +280,24 @@ impl Lane<'_, '_> {
     /// Every strategy's plain order on the coarse problem, if buffers
     /// merge (see [`heuristic::coarsen`]), each lifted back and offered;
     /// with a timeout, the coarse problem minimised in a third of the
-    /// time left. Then, if the coarsening guessed unguided stacks (the
-    /// guesses most often wrong), the same for the coarse problem made
-    /// without them, in half the time then left: more rectangles, fewer
-    /// wrong merges, and either can be the better (the lower is kept).
+    /// time left, then a finer level started from its placement (see
+    /// [`Lane::refine`]) in half the time then left. Then, if the
+    /// coarsening guessed unguided stacks (the guesses most often wrong),
+    /// the same for the coarse problem made without them: more
+    /// rectangles, fewer wrong merges, and either can be the better (the
+    /// lower is kept).
     fn coarse(&mut self, poll: &mut Poll<'_>) -> Result<(), Stop> {
         if self.work.variants.is_empty() {
             return Ok(());
         }
         for (unguided, share) in [(true, 3), (false, 2)] {
-            let Some(coarse) = heuristic::coarsen::coarsen(self.work.problem, unguided, poll)?
+            let Some(coarse) = heuristic::coarsen::coarsen(self.work.problem, unguided, 0, poll)?
             else {
                 return Ok(());
             };
-            self.coarse_level(&coarse, share, poll)?;
+            if let Some(placed) = self.coarse_level(&coarse, share, poll)? {
+                self.refine(&coarse, unguided, placed, 2, poll)?;
+            }
             if !coarse.unguided || self.coarse_solve.is_none() {
                 break;
             }
@@ -296,22 +306,23 @@ impl Lane<'_, '_> {
     }
 
     /// The coarse problem's plain orders, and with a timeout its
-    /// minimisation in `1 / share` of the time left.
+    /// minimisation in `1 / share` of the time left, whose placement
+    /// (lifted) it returns.
     fn coarse_level(
         &mut self,
         coarse: &heuristic::coarsen::Coarse,
         share: u32,
         poll: &mut Poll<'_>,
-    ) -> Result<(), Stop> {
+    ) -> Result<Option<Incumbent>, Stop> {
         // Half as many buffers or fewer: else the coarse problem is
         // nearly this one, and its placements near repeats of those run
         // already (real graphs merge a quarter of their buffers).
         if 2 * coarse.problem.len() > self.work.problem.len() {
-            return Ok(());
+            return Ok(None);
         }
         let layout = Layout::new(&coarse.problem, poll)?;
         if layout.fixed_clash {
-            return Ok(());
+            return Ok(None);
         }
         for &variant in &self.work.variants[..self.work.primary] {
             let limit = self.height().saturating_sub(1);
@@ -326,17 +337,77 @@ impl Lane<'_, '_> {
         }
         // A smaller problem, on which the exact search and repair reach
         // further (with a timeout; without one, plans stay cheap).
+        let mut placed = None;
         if let (Some(solve), Some(left)) = (self.coarse_solve, self.deadline.remaining()) {
             drop(layout);
-            if let Some(inc) = solve(&coarse.problem, self.deadline.sooner(left / share)) {
-                self.offer(Incumbent {
+            if let Some(inc) = solve(&coarse.problem, self.deadline.sooner(left / share), None) {
+                let lifted = Incumbent {
                     offsets: coarse.lift(&inc.offsets),
                     height: inc.height,
                     source: Source::Coarsened,
-                });
+                };
+                self.offer(lifted.clone());
+                placed = Some(lifted);
             }
             poll.now()?;
         }
+        Ok(placed)
+    }
+
+    /// A finer level than `coarse` (the same merges, stopped at
+    /// [`FINER`] times its rectangles), minimised in `1 / share` of the
+    /// time left from `placed`, the coarse problem's placement lifted:
+    /// where a wrong merge holds the coarse problem above the optimum, its
+    /// pieces can move apart here, and the finer problem is still small
+    /// enough for the repair to reach everywhere. Never worse than
+    /// `placed`: the finer plan starts from it.
+    fn refine(
+        &mut self,
+        coarse: &heuristic::coarsen::Coarse,
+        unguided: bool,
+        placed: Incumbent,
+        share: u32,
+        poll: &mut Poll<'_>,
+    ) -> Result<(), Stop> {
+        let Some(solve) = self.coarse_solve else {
+            return Ok(());
+        };
+        if placed.height <= self.board.lower.load(Ordering::Relaxed) {
+            return Ok(());
+        }
+        let stop_at = FINER * coarse.problem.len();
+        let Some(finer) = heuristic::coarsen::coarsen(self.work.problem, unguided, stop_at, poll)?
+        else {
+            return Ok(());
+        };
+        if finer.problem.len() <= coarse.problem.len() {
+            return Ok(());
+        }
+        // The finer level is a prefix of the coarse one's merges: the
+        // lifted placement keeps each finer rectangle's members in place.
+        let Some(offsets) = finer.offsets_of(&placed.offsets) else {
+            return Ok(());
+        };
+        let Some(left) = self.deadline.remaining() else {
+            return Ok(());
+        };
+        let start = Incumbent {
+            offsets,
+            height: placed.height,
+            source: Source::Coarsened,
+        };
+        if let Some(inc) = solve(
+            &finer.problem,
+            self.deadline.sooner(left / share),
+            Some(start),
+        ) {
+            self.offer(Incumbent {
+                offsets: finer.lift(&inc.offsets),
+                height: inc.height,
+                source: Source::Coarsened,
+            });
+        }
+        poll.now()?;
         Ok(())
     }
 

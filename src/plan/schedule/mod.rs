@@ -58,9 +58,10 @@ mod work;
 
 use core::sync::atomic::Ordering;
 
-pub(crate) use board::{Board, Incumbent};
+pub(crate) use board::Board;
 use lane::Lane;
 pub(crate) use lane::{CoarseSolve, Exact, ExactRound};
+pub(crate) use work::Incumbent;
 pub(crate) use work::{Goal, Work};
 
 use crate::deadline::Stop;
