@@ -36,8 +36,8 @@ pub(crate) fn minimize(work: &Work<'_>) -> Outcome {
     // problem of its own by this same function one level down (which
     // coarsens no further), with the plan's threads: its exact search
     // takes a core of its own there, as it does here.
-    let coarse = |coarse: &Problem, deadline: Deadline<'_>, start: Option<Incumbent>| {
-        one_level_down(work, coarse, deadline, start, minimize_level)
+    let coarse = |coarse: &Problem, deadline: Deadline<'_>| {
+        one_level_down(work, coarse, deadline, minimize_level)
     };
     minimize_level(work, Some(&coarse))
 }
@@ -50,7 +50,6 @@ pub(super) fn one_level_down(
     work: &Work<'_>,
     coarse: &Problem,
     deadline: Deadline<'_>,
-    start: Option<Incumbent>,
     level: fn(&Work<'_>, Option<&schedule::CoarseSolve<'_>>) -> Outcome,
 ) -> Option<Incumbent> {
     let options = super::options::Options {
@@ -58,8 +57,7 @@ pub(super) fn one_level_down(
         restarts: None,
         ..work.options.clone()
     };
-    let mut inner = Work::new(coarse, &options, deadline, 0, None).ok()?;
-    inner.start = start;
+    let inner = Work::new(coarse, &options, deadline, 0, None).ok()?;
     let offsets = level(&inner, None).solution?.offsets;
     let height = height_of(coarse, &offsets);
     Some(Incumbent {
@@ -323,68 +321,5 @@ fn finish(
     match stop {
         Some(stop) => outcome.stop(stop),
         None => outcome,
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::gen::{pinwheel_with_offsets, Spec};
-    use crate::model::solution::validate;
-    use core::sync::atomic::{AtomicU64, Ordering};
-
-    /// Each read moves it 20 microseconds on: timeouts on it are budgets
-    /// of work, the same on a loaded machine.
-    fn counting_clock() -> u64 {
-        static READS: AtomicU64 = AtomicU64::new(0);
-        READS.fetch_add(1, Ordering::Relaxed) * 20_000
-    }
-
-    /// A plan one level down that starts from a placement never ends above
-    /// it, whatever its budget: the board holds the start from the first.
-    /// The start is the generator's own packing (optimal); budgets too
-    /// small to reach it alone are among those tried.
-    #[test]
-    fn a_plan_from_a_start_never_ends_above_it() {
-        let mut short = 0;
-        for seed in 0..4 {
-            let spec = Spec::new(601, seed).with_family(crate::gen::Family::Pinwheel);
-            let (buffers, height, offsets) = pinwheel_with_offsets(spec);
-            let problem = Problem::new(i64::MAX, buffers).unwrap();
-            for micros in [100, 1_000, 10_000, 100_000] {
-                let options = super::super::options::Options {
-                    objective: super::super::options::Objective::Minimize,
-                    timeout: Some(core::time::Duration::from_micros(micros)),
-                    clock: Some(counting_clock),
-                    threads: 1,
-                    ..Default::default()
-                };
-                let Ok(work) = Work::new(&problem, &options, options.deadline(), 0, None) else {
-                    continue;
-                };
-                let start = Incumbent {
-                    offsets: offsets.clone(),
-                    height,
-                    source: Source::Coarsened,
-                };
-                let alone =
-                    one_level_down(&work, &problem, options.deadline(), None, minimize_level);
-                short += usize::from(alone.is_none_or(|a| a.height > height));
-                let from = one_level_down(
-                    &work,
-                    &problem,
-                    options.deadline(),
-                    Some(start),
-                    minimize_level,
-                )
-                .expect("the start at least");
-                let solution = Solution {
-                    offsets: from.offsets,
-                };
-                validate(&problem, &solution).unwrap();
-                assert!(from.height <= height, "seed {seed}, {micros} us");
-            }
-        }
-        assert!(short > 0, "every budget reached the optimum alone");
     }
 }

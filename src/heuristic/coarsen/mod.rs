@@ -52,6 +52,11 @@ pub(crate) struct Coarse {
     pub(crate) unguided: bool,
     /// Per original buffer: its rectangle and its offset inside it.
     at: Vec<(u32, i64)>,
+    /// A finer level passed on the way (see [`Passed`]): the merges of
+    /// an earlier round, with at least twice the rectangles. Merging only
+    /// grows rectangles, so each of its rectangles lies whole, members in
+    /// place, inside one of this level's.
+    pub(crate) finer: Option<alloc::boxed::Box<Coarse>>,
 }
 
 impl Coarse {
@@ -82,16 +87,10 @@ impl Coarse {
 
 /// The coarse problem of `problem`, or `None` when it would not have at
 /// most half the buffers. `unguided`: whether to make the unguided
-/// stacks, the guesses most often wrong (see [`passes`]). `stop_at`:
-/// merging stops between rounds once that many rectangles or fewer are
-/// left (0: it goes on while rounds merge). Merging is deterministic, so
-/// a problem coarsened with a `stop_at` is a finer level of the one
-/// coarsened without: each of its rectangles lies whole, members in
-/// place, inside one of the coarser one's.
+/// stacks, the guesses most often wrong (see [`passes`]).
 pub(crate) fn coarsen(
     problem: &Problem,
     unguided: bool,
-    stop_at: usize,
     poll: &mut Poll<'_>,
 ) -> Result<Option<Coarse>, Stop> {
     let buffers = problem.buffers();
@@ -103,42 +102,107 @@ pub(crate) fn coarsen(
         .collect();
     let mut members = Members::singletons(n);
     let mut alive: Vec<u32> = (0..n as u32).collect();
-    let Some(unguided_made) = merge(
+    let mut passed = Passed {
+        buffers,
+        levels: Vec::new(),
+    };
+    let merged = merge(
         &mut rects,
         &mut members,
         &mut alive,
         unguided,
-        stop_at,
+        &mut passed,
         poll,
-    )?
-    else {
+    )?;
+    let Some(unguided_made) = merged else {
         return Ok(None);
     };
     if 2 * alive.len() > n {
         return Ok(None);
     }
-    let (coarse, at) = coarse_buffers(buffers, &rects, &members, &alive, poll)?;
-    // The coarse buffers are valid by construction; should one not be,
-    // the coarse level is simply not offered.
-    match Problem::new(problem.capacity(), coarse) {
-        Ok(problem) => Ok(Some(Coarse {
-            problem,
-            unguided: unguided_made,
-            at,
-        })),
-        Err(_) => Ok(None),
+    let level = coarse_buffers(buffers, &rects, &members, &alive, poll)?;
+    // The finer level: the fewest rectangles of those passed with at
+    // least twice this level's.
+    let finer = passed
+        .levels
+        .into_iter()
+        .rev()
+        .find(|l| l.0.len() >= 2 * level.0.len())
+        .and_then(|l| level_problem(problem, l, unguided_made, None));
+    Ok(level_problem(
+        problem,
+        level,
+        unguided_made,
+        finer.map(alloc::boxed::Box::new),
+    ))
+}
+
+/// The coarse problem of one level's buffers; `None` should they not make
+/// a valid problem (they do by construction: the level is then simply
+/// not offered).
+fn level_problem(
+    problem: &Problem,
+    (coarse, at): Level,
+    unguided: bool,
+    finer: Option<alloc::boxed::Box<Coarse>>,
+) -> Option<Coarse> {
+    let problem = Problem::new(problem.capacity(), coarse).ok()?;
+    Some(Coarse {
+        problem,
+        unguided,
+        at,
+        finer,
+    })
+}
+
+/// A level of merging: its rectangles as buffers, and per original
+/// buffer, its rectangle and its offset inside it.
+type Level = (Vec<Buffer>, Vec<(u32, i64)>);
+
+/// The levels merging passes on the way: at the start of a round, once
+/// at most half as many rectangles are left as at the last one kept (and
+/// at most half the buffers), the rectangles are kept as a level; the
+/// last few are held. Each costs a pass over the buffers, a few in all.
+struct Passed<'b> {
+    buffers: &'b [Buffer],
+    levels: Vec<Level>,
+}
+
+/// The levels [`Passed`] holds: enough that one has at least twice the
+/// rectangles of the last round's (the last level kept can be that
+/// round's own).
+const LEVELS_HELD: usize = 3;
+
+impl Passed<'_> {
+    fn round(
+        &mut self,
+        rects: &[Rect],
+        members: &Members,
+        alive: &[u32],
+        poll: &mut Poll<'_>,
+    ) -> Result<(), Stop> {
+        let last = self.levels.last().map_or(self.buffers.len(), |l| l.0.len());
+        if 2 * alive.len() > last {
+            return Ok(());
+        }
+        if self.levels.len() == LEVELS_HELD {
+            self.levels.remove(0);
+        }
+        let level = coarse_buffers(self.buffers, rects, members, alive, poll)?;
+        self.levels.push(level);
+        Ok(())
     }
 }
 
-/// Merges rectangles in rounds, until `stop_at` or fewer are left (see
-/// [`coarsen`]); whether unguided stacks were made, or `None` when a large
-/// problem shows early that it will not halve.
+/// Merges rectangles in rounds, the levels passed kept in `passed`;
+/// whether unguided stacks were made, or `None` when a large problem shows
+/// early that it will not halve.
 fn merge(
     rects: &mut [Rect],
     members: &mut Members,
     alive: &mut Vec<u32>,
     unguided: bool,
-    stop_at: usize,
+    passed: &mut Passed<'_>,
     poll: &mut Poll<'_>,
 ) -> Result<Option<bool>, Stop> {
     let n = rects.len();
@@ -161,7 +225,8 @@ fn merge(
     let budget = BUDGET * n;
     let mut spent = 0usize;
     let mut unguided_made = false;
-    while alive.len() > stop_at {
+    loop {
+        passed.round(rects, members, alive, poll)?;
         let before = alive.len();
         let large = n > 1 << 12;
         loop {
@@ -230,14 +295,13 @@ fn merge(
 
 /// The buffers of the coarse problem (one per rectangle left), and where
 /// each buffer of the original lies: (its coarse buffer, its offset in it).
-#[allow(clippy::type_complexity)]
 fn coarse_buffers(
     buffers: &[Buffer],
     rects: &[Rect],
     members: &Members,
     alive: &[u32],
     poll: &mut Poll<'_>,
-) -> Result<(Vec<Buffer>, Vec<(u32, i64)>), Stop> {
+) -> Result<Level, Stop> {
     let mut at = alloc::vec![(0u32, 0i64); buffers.len()];
     let mut coarse: Vec<Buffer> = Vec::with_capacity(alive.len());
     for (k, &r) in alive.iter().enumerate() {
@@ -296,7 +360,7 @@ mod tests {
             }
             let problem = Problem::new(i64::MAX, buffers).unwrap();
             let mut poll = Poll::new(&deadline, u64::MAX);
-            let Some(coarse) = coarsen(&problem, true, 0, &mut poll).unwrap() else {
+            let Some(coarse) = coarsen(&problem, true, &mut poll).unwrap() else {
                 continue;
             };
             merged += 1;
@@ -314,9 +378,9 @@ mod tests {
         assert!(merged > 30, "only {merged} problems merged");
     }
 
-    /// A finer level (merging stopped at a count of rectangles) holds the
-    /// coarse level's placements: each finer rectangle lies whole inside
-    /// a coarse one, so a coarse placement, lifted, has finer offsets,
+    /// The finer level a coarsening passes on the way holds the coarse
+    /// level's placements: each finer rectangle lies whole inside a
+    /// coarse one, so a coarse placement, lifted, has finer offsets,
     /// valid, that lift to it again. A placement whose members leave
     /// their places in the finer rectangles has none.
     #[test]
@@ -330,45 +394,99 @@ mod tests {
             (Family::Pinwheel, 3001),
             (Family::Swept, 3000),
         ] {
-            for seed in 0..3 {
+            for seed in 0..4 {
                 let spec = Spec::new(n, seed).with_family(family);
                 let problem = Problem::new(i64::MAX, generate(spec)).unwrap();
                 let mut poll = Poll::new(&deadline, u64::MAX);
-                let Some(coarse) = coarsen(&problem, true, 0, &mut poll).unwrap() else {
+                let Some(coarse) = coarsen(&problem, true, &mut poll).unwrap() else {
                     continue;
                 };
-                for factor in [2, 4, 16] {
-                    let stop_at = factor * coarse.problem.len();
-                    let Some(finer) = coarsen(&problem, true, stop_at, &mut poll).unwrap() else {
-                        continue;
-                    };
-                    assert!(finer.problem.len() >= coarse.problem.len());
-                    finer_levels += usize::from(finer.problem.len() > coarse.problem.len());
-                    for strategy in Strategy::ALL {
-                        let s = run(&coarse.problem, strategy).unwrap();
-                        let lifted = coarse.lift(&s.offsets);
-                        let offsets = finer.offsets_of(&lifted).expect("a finer placement");
-                        validate(
-                            &finer.problem,
-                            &Solution {
-                                offsets: offsets.clone(),
-                            },
-                        )
-                        .unwrap();
-                        assert_eq!(finer.lift(&offsets), lifted);
-                        // The original's own plain order: its members are
-                        // rarely where the finer rectangles hold them.
-                        let own = run(&problem, strategy).unwrap().offsets;
-                        match finer.offsets_of(&own) {
-                            Some(o) => assert_eq!(finer.lift(&o), own),
-                            None => declined += 1,
-                        }
+                let Some(finer) = &coarse.finer else {
+                    continue;
+                };
+                assert!(finer.problem.len() >= 2 * coarse.problem.len());
+                assert!(2 * finer.problem.len() <= problem.len());
+                assert!(finer.finer.is_none());
+                finer_levels += 1;
+                for strategy in Strategy::ALL {
+                    let s = run(&coarse.problem, strategy).unwrap();
+                    let lifted = coarse.lift(&s.offsets);
+                    let offsets = finer.offsets_of(&lifted).expect("a finer placement");
+                    validate(
+                        &finer.problem,
+                        &Solution {
+                            offsets: offsets.clone(),
+                        },
+                    )
+                    .unwrap();
+                    assert_eq!(finer.lift(&offsets), lifted);
+                    // The original's own plain order: its members are
+                    // rarely where the finer rectangles hold them.
+                    let own = run(&problem, strategy).unwrap().offsets;
+                    match finer.offsets_of(&own) {
+                        Some(o) => assert_eq!(finer.lift(&o), own),
+                        None => declined += 1,
                     }
                 }
             }
         }
-        assert!(finer_levels >= 10, "only {finer_levels} finer levels");
+        assert!(finer_levels >= 6, "only {finer_levels} finer levels");
         assert!(declined > 0);
+    }
+
+    /// Repaired on the finer level from a coarse placement, lifted (as
+    /// the planner refines), a placement never rises and stays valid;
+    /// and the finer level lowers placements the coarse one holds up,
+    /// its rectangles being the coarse ones' pieces. A budget of steps.
+    #[test]
+    fn the_finer_level_repairs_a_coarse_placement() {
+        use crate::gen::{generate, Family, Spec};
+        use crate::heuristic::{run, Layout, Repair, Strategy};
+        let deadline = Deadline::none();
+        let (mut tried, mut lowered) = (0, 0);
+        for (family, n) in [
+            (Family::Planted, 3000),
+            (Family::Pinwheel, 3001),
+            (Family::Swept, 3000),
+        ] {
+            for seed in 0..4 {
+                let spec = Spec::new(n, seed).with_family(family);
+                let problem = Problem::new(i64::MAX, generate(spec)).unwrap();
+                let mut poll = Poll::new(&deadline, u64::MAX);
+                let Some(coarse) = coarsen(&problem, true, &mut poll).unwrap() else {
+                    continue;
+                };
+                let Some(finer) = &coarse.finer else {
+                    continue;
+                };
+                let placed = run(&coarse.problem, Strategy::FirstFit).unwrap();
+                let height = placed.height(&coarse.problem);
+                let start = finer.offsets_of(&coarse.lift(&placed.offsets)).unwrap();
+                let layout = Layout::new(&finer.problem, &mut poll).unwrap();
+                let mut repair = Repair::new(&layout, start, seed, &mut poll).unwrap();
+                let target = crate::model::load::max_load(&problem);
+                for _ in 0..2000 {
+                    if repair.height() <= target {
+                        break;
+                    }
+                    repair.step(target, &mut poll).unwrap();
+                }
+                let offsets = repair.offsets().to_vec();
+                let solution = Solution {
+                    offsets: offsets.clone(),
+                };
+                validate(&finer.problem, &solution).unwrap();
+                let lifted = Solution {
+                    offsets: finer.lift(&offsets),
+                };
+                validate(&problem, &lifted).unwrap();
+                assert_eq!(lifted.height(&problem), repair.height());
+                assert!(repair.height() <= height, "{} seed {seed}", family.name());
+                tried += 1;
+                lowered += usize::from(repair.height() < height);
+            }
+        }
+        assert!(tried >= 6 && lowered > 0, "{lowered} of {tried} lowered");
     }
 
     /// Pieces cut from a rectangle by guillotine cuts merge back into a
@@ -380,7 +498,7 @@ mod tests {
             let problem = Problem::new(i64::MAX, crate::gen::generate(spec)).unwrap();
             let deadline = Deadline::none();
             let mut poll = Poll::new(&deadline, u64::MAX);
-            let coarse = coarsen(&problem, true, 0, &mut poll).unwrap().unwrap();
+            let coarse = coarsen(&problem, true, &mut poll).unwrap().unwrap();
             assert!(
                 10 * coarse.problem.len() <= problem.len(),
                 "seed {seed}: {}",

@@ -5,9 +5,10 @@
 use alloc::vec::Vec;
 use core::sync::atomic::{AtomicBool, AtomicI64, AtomicU64, AtomicUsize, Ordering};
 
-use super::work::{Goal, Incumbent, Work};
+use super::work::{Goal, Work};
 use crate::base::math::align_up;
-use crate::heuristic::Variant;
+use crate::heuristic::{Best, Variant};
+use crate::plan::options::Source;
 
 /// Above this many buffers, one hole-filling tree is built at a time: each
 /// takes up to a kilobyte a buffer (about 700 bytes measured on 100,000),
@@ -15,6 +16,24 @@ use crate::heuristic::Variant;
 /// gigabyte or more at a million. Below it the lanes build theirs side by
 /// side.
 const ONE_TREE_ABOVE: usize = 1 << 17;
+
+/// The best placement a lane or the board holds.
+#[derive(Clone, Debug)]
+pub(crate) struct Incumbent {
+    pub(crate) offsets: Vec<i64>,
+    pub(crate) height: i64,
+    pub(crate) source: Source,
+}
+
+impl Incumbent {
+    pub(crate) fn from_best(b: Best) -> Incumbent {
+        Incumbent {
+            source: Source::Heuristic(b.variant.strategy, b.restart),
+            offsets: b.offsets,
+            height: b.height,
+        }
+    }
+}
 
 /// A value the lanes share: behind a lock with `std`; without it there is
 /// one lane and no lock is needed.
@@ -119,9 +138,6 @@ impl Board {
             board.plain_heights[0].store(first.height, Ordering::Relaxed);
             board.plain_done.store(1, Ordering::Relaxed);
             board.publish(work, &Incumbent::from_best(first.clone()));
-        }
-        if let Some(start) = &work.start {
-            board.publish(work, start);
         }
         board
     }

@@ -4,8 +4,8 @@
 use alloc::vec::Vec;
 use core::sync::atomic::Ordering;
 
-use super::board::{Board, CUT};
-use super::work::{Goal, Incumbent, Work, EXACT_NODES};
+use super::board::{Board, Incumbent, CUT};
+use super::work::{Goal, Work, EXACT_NODES};
 use crate::deadline::{Deadline, Poll, Stop};
 use crate::heuristic::{self, Layout, Repair, Shares, Variant};
 use crate::model::problem::Problem;
@@ -27,16 +27,10 @@ pub(crate) enum Exact {
 /// shares time, not nodes.
 pub(crate) type ExactRound<'r> = dyn FnMut(Option<u64>, &Deadline<'_>, &Board) -> Exact + 'r;
 
-/// How many times the coarse problem's rectangles the finer level it is
-/// refined on has (see [`Lane::refine`]).
-const FINER: usize = 4;
-
 /// How the coarse problem is planned when it is worth a share of the
 /// time: the objective's own plan, one level down, under the deadline
 /// given.
-/// With a start (a placement of that problem), the plan starts from it.
-pub(crate) type CoarseSolve<'r> =
-    dyn Fn(&Problem, Deadline<'_>, Option<Incumbent>) -> Option<Incumbent> + Sync + 'r;
+pub(crate) type CoarseSolve<'r> = dyn Fn(&Problem, Deadline<'_>) -> Option<Incumbent> + Sync + 'r;
 
 pub(super) struct Lane<'w, 'a> {
     pub(super) work: &'w Work<'a>,
@@ -291,12 +285,12 @@ impl Lane<'_, '_> {
             return Ok(());
         }
         for (unguided, share) in [(true, 3), (false, 2)] {
-            let Some(coarse) = heuristic::coarsen::coarsen(self.work.problem, unguided, 0, poll)?
+            let Some(coarse) = heuristic::coarsen::coarsen(self.work.problem, unguided, poll)?
             else {
                 return Ok(());
             };
             if let Some(placed) = self.coarse_level(&coarse, share, poll)? {
-                self.refine(&coarse, unguided, placed, 2, poll)?;
+                self.refine(&coarse, placed, 2, poll)?;
             }
             if !coarse.unguided || self.coarse_solve.is_none() {
                 break;
@@ -340,7 +334,7 @@ impl Lane<'_, '_> {
         let mut placed = None;
         if let (Some(solve), Some(left)) = (self.coarse_solve, self.deadline.remaining()) {
             drop(layout);
-            if let Some(inc) = solve(&coarse.problem, self.deadline.sooner(left / share), None) {
+            if let Some(inc) = solve(&coarse.problem, self.deadline.sooner(left / share)) {
                 let lifted = Incumbent {
                     offsets: coarse.lift(&inc.offsets),
                     height: inc.height,
@@ -354,57 +348,51 @@ impl Lane<'_, '_> {
         Ok(placed)
     }
 
-    /// A finer level than `coarse` (the same merges, stopped at
-    /// [`FINER`] times its rectangles), minimised in `1 / share` of the
-    /// time left from `placed`, the coarse problem's placement lifted:
-    /// where a wrong merge holds the coarse problem above the optimum, its
-    /// pieces can move apart here, and the finer problem is still small
-    /// enough for the repair to reach everywhere. Never worse than
-    /// `placed`: the finer plan starts from it.
+    /// The finer level the coarsening passed on the way (see
+    /// [`heuristic::coarsen::Coarse::finer`]), repaired in `1 / share`
+    /// of the time left from `placed`, the coarse problem's placement
+    /// lifted: where a wrong merge holds the coarse problem above the
+    /// optimum, its pieces can move apart here, and the finer problem is
+    /// still small enough for the repair to reach everywhere. Never worse
+    /// than `placed`: the repair never raises the height.
     fn refine(
         &mut self,
         coarse: &heuristic::coarsen::Coarse,
-        unguided: bool,
         placed: Incumbent,
         share: u32,
         poll: &mut Poll<'_>,
     ) -> Result<(), Stop> {
-        let Some(solve) = self.coarse_solve else {
+        let Some(finer) = &coarse.finer else {
             return Ok(());
         };
-        if placed.height <= self.board.lower.load(Ordering::Relaxed) {
+        let target = self.board.lower();
+        if placed.height <= target {
             return Ok(());
         }
-        let stop_at = FINER * coarse.problem.len();
-        let Some(finer) = heuristic::coarsen::coarsen(self.work.problem, unguided, stop_at, poll)?
+        let (Some(offsets), Some(left)) =
+            (finer.offsets_of(&placed.offsets), self.deadline.remaining())
         else {
             return Ok(());
         };
-        if finer.problem.len() <= coarse.problem.len() {
+        let layout = Layout::new(&finer.problem, poll)?;
+        if layout.fixed_clash {
             return Ok(());
         }
-        // The finer level is a prefix of the coarse one's merges: the
-        // lifted placement keeps each finer rectangle's members in place.
-        let Some(offsets) = finer.offsets_of(&placed.offsets) else {
-            return Ok(());
-        };
-        let Some(left) = self.deadline.remaining() else {
-            return Ok(());
-        };
-        let start = Incumbent {
-            offsets,
-            height: placed.height,
-            source: Source::Coarsened,
-        };
-        if let Some(inc) = solve(
-            &finer.problem,
-            self.deadline.sooner(left / share),
-            Some(start),
-        ) {
+        let mut repair = Repair::new(&layout, offsets, self.seed, poll)?;
+        let until = self.deadline.sooner(left / share);
+        let mut steps = Poll::new(&until, 1 << 12);
+        let mut stalled = 0u32;
+        while repair.height() > target && stalled <= 1 << 16 {
+            match repair.step(target, &mut steps) {
+                Ok(lowered) => stalled = if lowered { 0 } else { stalled + 1 },
+                Err(_) => break,
+            }
+        }
+        if repair.height() < placed.height {
             self.offer(Incumbent {
-                offsets: finer.lift(&inc.offsets),
-                height: inc.height,
-                source: Source::Coarsened,
+                offsets: finer.lift(repair.offsets()),
+                height: repair.height(),
+                source: Source::Repaired,
             });
         }
         poll.now()?;

@@ -58,10 +58,9 @@ mod work;
 
 use core::sync::atomic::Ordering;
 
-pub(crate) use board::Board;
+pub(crate) use board::{Board, Incumbent};
 use lane::Lane;
 pub(crate) use lane::{CoarseSolve, Exact, ExactRound};
-pub(crate) use work::Incumbent;
 pub(crate) use work::{Goal, Work};
 
 use crate::deadline::Stop;

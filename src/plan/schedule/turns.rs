@@ -3,9 +3,9 @@
 //! and, on a separated kernel, the walk over orders that takes turns
 //! with them.
 
-use super::lane::{Exact, ExactRound, Lane};
 #[cfg(feature = "constraints")]
-use super::work::Incumbent;
+use super::board::Incumbent;
+use super::lane::{Exact, ExactRound, Lane};
 #[cfg(feature = "constraints")]
 use super::work::{Goal, EXACT_NODES};
 #[cfg(feature = "constraints")]

@@ -4,7 +4,7 @@
 
 use alloc::vec::Vec;
 
-use super::super::options::{Method, Options, Report, Source};
+use super::super::options::{Method, Options, Report};
 use crate::base::math::align_up;
 use crate::deadline::{Deadline, Poll, Stop};
 use crate::heuristic::{Best, Layout, Strategy, Variant};
@@ -20,24 +20,6 @@ pub(super) const UNIT_MIN: u64 = 1 << 14;
 pub(super) const EXACT_NODES: u64 = 100_000;
 
 use crate::deadline::LateBound;
-
-/// The best placement a lane or the board holds.
-#[derive(Clone, Debug)]
-pub(crate) struct Incumbent {
-    pub(crate) offsets: Vec<i64>,
-    pub(crate) height: i64,
-    pub(crate) source: Source,
-}
-
-impl Incumbent {
-    pub(crate) fn from_best(b: Best) -> Incumbent {
-        Incumbent {
-            source: Source::Heuristic(b.variant.strategy, b.restart),
-            offsets: b.offsets,
-            height: b.height,
-        }
-    }
-}
 
 /// A problem and its layout, shared by the lanes of one plan.
 pub(crate) struct Work<'a> {
@@ -62,9 +44,6 @@ pub(crate) struct Work<'a> {
     /// [`crate::heuristic::online_at_once`]): the board starts with it
     /// and no lane runs that variant again.
     pub(crate) at_once: Option<Best>,
-    /// A placement known beforehand (a coarser level's, lifted to this
-    /// one): the board starts with it as its best, and the repair from it.
-    pub(crate) start: Option<Incumbent>,
 }
 
 impl<'a> Work<'a> {
@@ -102,7 +81,6 @@ impl<'a> Work<'a> {
             lower_bound,
             grain,
             at_once: None,
-            start: None,
         })
     }
 
