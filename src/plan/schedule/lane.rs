@@ -27,6 +27,10 @@ pub(crate) enum Exact {
 /// shares time, not nodes.
 pub(crate) type ExactRound<'r> = dyn FnMut(Option<u64>, &Deadline<'_>, &Board) -> Exact + 'r;
 
+/// Repair steps in a row that lower nothing before a repair stops
+/// spending on a peak (a fixed buffer on top cannot come down).
+const STALLED_STEPS: u32 = 1 << 16;
+
 /// How the coarse problem is planned when it is worth a share of the
 /// time: the objective's own plan, one level down, under the deadline
 /// given.
@@ -382,7 +386,7 @@ impl Lane<'_, '_> {
         let until = self.deadline.sooner(left / share);
         let mut steps = Poll::new(&until, 1 << 12);
         let mut stalled = 0u32;
-        while repair.height() > target && stalled <= 1 << 16 {
+        while repair.height() > target && stalled <= STALLED_STEPS {
             match repair.step(target, &mut steps) {
                 Ok(lowered) => stalled = if lowered { 0 } else { stalled + 1 },
                 Err(_) => break,
@@ -521,7 +525,7 @@ impl Lane<'_, '_> {
             // Peaks that a window cannot lower (a fixed buffer on top):
             // stop spending on them.
             stalled = if lowered { 0 } else { stalled + 1 };
-            if stalled > 1 << 16 {
+            if stalled > STALLED_STEPS {
                 break;
             }
         }
