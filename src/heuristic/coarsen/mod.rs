@@ -378,17 +378,12 @@ mod tests {
         assert!(merged > 30, "only {merged} problems merged");
     }
 
-    /// The finer level a coarsening passes on the way holds the coarse
-    /// level's placements: each finer rectangle lies whole inside a
-    /// coarse one, so a coarse placement, lifted, has finer offsets,
-    /// valid, that lift to it again. A placement whose members leave
-    /// their places in the finer rectangles has none.
-    #[test]
-    fn a_finer_level_holds_the_coarse_placements() {
+    /// Zero-waste packings of three kinds (guillotine, pinwheel, swept),
+    /// seeds 0-3, each with its coarse problem and seed, where it has one.
+    fn with_finer_levels() -> Vec<(Problem, Coarse, u64)> {
         use crate::gen::{generate, Family, Spec};
-        use crate::heuristic::{run, Strategy};
         let deadline = Deadline::none();
-        let (mut finer_levels, mut declined) = (0, 0);
+        let mut out = Vec::new();
         for (family, n) in [
             (Family::Planted, 3000),
             (Family::Pinwheel, 3001),
@@ -398,35 +393,49 @@ mod tests {
                 let spec = Spec::new(n, seed).with_family(family);
                 let problem = Problem::new(i64::MAX, generate(spec)).unwrap();
                 let mut poll = Poll::new(&deadline, u64::MAX);
-                let Some(coarse) = coarsen(&problem, true, &mut poll).unwrap() else {
-                    continue;
-                };
-                let Some(finer) = &coarse.finer else {
-                    continue;
-                };
-                assert!(finer.problem.len() >= 2 * coarse.problem.len());
-                assert!(2 * finer.problem.len() <= problem.len());
-                assert!(finer.finer.is_none());
-                finer_levels += 1;
-                for strategy in Strategy::ALL {
-                    let s = run(&coarse.problem, strategy).unwrap();
-                    let lifted = coarse.lift(&s.offsets);
-                    let offsets = finer.offsets_of(&lifted).expect("a finer placement");
-                    validate(
-                        &finer.problem,
-                        &Solution {
-                            offsets: offsets.clone(),
-                        },
-                    )
-                    .unwrap();
-                    assert_eq!(finer.lift(&offsets), lifted);
-                    // The original's own plain order: its members are
-                    // rarely where the finer rectangles hold them.
-                    let own = run(&problem, strategy).unwrap().offsets;
-                    match finer.offsets_of(&own) {
-                        Some(o) => assert_eq!(finer.lift(&o), own),
-                        None => declined += 1,
-                    }
+                if let Some(coarse) = coarsen(&problem, true, &mut poll).unwrap() {
+                    out.push((problem, coarse, seed));
+                }
+            }
+        }
+        out
+    }
+
+    /// The finer level a coarsening passes on the way holds the coarse
+    /// level's placements: each finer rectangle lies whole inside a
+    /// coarse one, so a coarse placement, lifted, has finer offsets,
+    /// valid, that lift to it again. A placement whose members leave
+    /// their places in the finer rectangles has none.
+    #[test]
+    fn a_finer_level_holds_the_coarse_placements() {
+        use crate::heuristic::{run, Strategy};
+        let (mut finer_levels, mut declined) = (0, 0);
+        for (problem, coarse, _) in with_finer_levels() {
+            let Some(finer) = &coarse.finer else {
+                continue;
+            };
+            assert!(finer.problem.len() >= 2 * coarse.problem.len());
+            assert!(2 * finer.problem.len() <= problem.len());
+            assert!(finer.finer.is_none());
+            finer_levels += 1;
+            for strategy in Strategy::ALL {
+                let s = run(&coarse.problem, strategy).unwrap();
+                let lifted = coarse.lift(&s.offsets);
+                let offsets = finer.offsets_of(&lifted).expect("a finer placement");
+                validate(
+                    &finer.problem,
+                    &Solution {
+                        offsets: offsets.clone(),
+                    },
+                )
+                .unwrap();
+                assert_eq!(finer.lift(&offsets), lifted);
+                // The original's own plain order: its members are
+                // rarely where the finer rectangles hold them.
+                let own = run(&problem, strategy).unwrap().offsets;
+                match finer.offsets_of(&own) {
+                    Some(o) => assert_eq!(finer.lift(&o), own),
+                    None => declined += 1,
                 }
             }
         }
@@ -440,51 +449,39 @@ mod tests {
     /// its rectangles being the coarse ones' pieces. A budget of steps.
     #[test]
     fn the_finer_level_repairs_a_coarse_placement() {
-        use crate::gen::{generate, Family, Spec};
         use crate::heuristic::{run, Layout, Repair, Strategy};
         let deadline = Deadline::none();
+        let mut poll = Poll::new(&deadline, u64::MAX);
         let (mut tried, mut lowered) = (0, 0);
-        for (family, n) in [
-            (Family::Planted, 3000),
-            (Family::Pinwheel, 3001),
-            (Family::Swept, 3000),
-        ] {
-            for seed in 0..4 {
-                let spec = Spec::new(n, seed).with_family(family);
-                let problem = Problem::new(i64::MAX, generate(spec)).unwrap();
-                let mut poll = Poll::new(&deadline, u64::MAX);
-                let Some(coarse) = coarsen(&problem, true, &mut poll).unwrap() else {
-                    continue;
-                };
-                let Some(finer) = &coarse.finer else {
-                    continue;
-                };
-                let placed = run(&coarse.problem, Strategy::FirstFit).unwrap();
-                let height = placed.height(&coarse.problem);
-                let start = finer.offsets_of(&coarse.lift(&placed.offsets)).unwrap();
-                let layout = Layout::new(&finer.problem, &mut poll).unwrap();
-                let mut repair = Repair::new(&layout, start, seed, &mut poll).unwrap();
-                let target = crate::model::load::max_load(&problem);
-                for _ in 0..2000 {
-                    if repair.height() <= target {
-                        break;
-                    }
-                    repair.step(target, &mut poll).unwrap();
+        for (problem, coarse, seed) in with_finer_levels() {
+            let Some(finer) = &coarse.finer else {
+                continue;
+            };
+            let placed = run(&coarse.problem, Strategy::FirstFit).unwrap();
+            let height = placed.height(&coarse.problem);
+            let start = finer.offsets_of(&coarse.lift(&placed.offsets)).unwrap();
+            let layout = Layout::new(&finer.problem, &mut poll).unwrap();
+            let mut repair = Repair::new(&layout, start, seed, &mut poll).unwrap();
+            let target = crate::model::load::max_load(&problem);
+            for _ in 0..2000 {
+                if repair.height() <= target {
+                    break;
                 }
-                let offsets = repair.offsets().to_vec();
-                let solution = Solution {
-                    offsets: offsets.clone(),
-                };
-                validate(&finer.problem, &solution).unwrap();
-                let lifted = Solution {
-                    offsets: finer.lift(&offsets),
-                };
-                validate(&problem, &lifted).unwrap();
-                assert_eq!(lifted.height(&problem), repair.height());
-                assert!(repair.height() <= height, "{} seed {seed}", family.name());
-                tried += 1;
-                lowered += usize::from(repair.height() < height);
+                repair.step(target, &mut poll).unwrap();
             }
+            let offsets = repair.offsets().to_vec();
+            let solution = Solution {
+                offsets: offsets.clone(),
+            };
+            validate(&finer.problem, &solution).unwrap();
+            let lifted = Solution {
+                offsets: finer.lift(&offsets),
+            };
+            validate(&problem, &lifted).unwrap();
+            assert_eq!(lifted.height(&problem), repair.height());
+            assert!(repair.height() <= height, "seed {seed}");
+            tried += 1;
+            lowered += usize::from(repair.height() < height);
         }
         assert!(tried >= 6 && lowered > 0, "{lowered} of {tried} lowered");
     }
