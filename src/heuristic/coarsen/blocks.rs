@@ -396,7 +396,11 @@ mod tests {
             let problem = Problem::new(i64::MAX, buffers).unwrap();
             let deadline = Deadline::none();
             let mut poll = Poll::new(&deadline, u64::MAX);
-            let coarse = super::super::coarsen(&problem, false, &mut poll)
+            let making = super::super::Making {
+                unguided: false,
+                finer: false,
+            };
+            let coarse = super::super::coarsen(&problem, making, &mut poll)
                 .unwrap()
                 .unwrap();
             // A few blocks may be coincidences (sums that match by chance):

@@ -85,14 +85,25 @@ impl Coarse {
     }
 }
 
+/// What a coarsening makes besides the coarse problem.
+#[derive(Clone, Copy)]
+pub(crate) struct Making {
+    /// Whether to make the unguided stacks, the guesses most often wrong
+    /// (see [`passes`]).
+    pub(crate) unguided: bool,
+    /// Whether to keep a finer level (see [`Coarse::finer`]): only a
+    /// caller with the time to refine on it needs one.
+    pub(crate) finer: bool,
+}
+
 /// The coarse problem of `problem`, or `None` when it would not have at
-/// most half the buffers. `unguided`: whether to make the unguided
-/// stacks, the guesses most often wrong (see [`passes`]).
+/// most half the buffers.
 pub(crate) fn coarsen(
     problem: &Problem,
-    unguided: bool,
+    making: Making,
     poll: &mut Poll<'_>,
 ) -> Result<Option<Coarse>, Stop> {
+    let unguided = making.unguided;
     let buffers = problem.buffers();
     let n = buffers.len();
     let mut rects: Vec<Rect> = buffers
@@ -103,6 +114,7 @@ pub(crate) fn coarsen(
     let mut members = Members::singletons(n);
     let mut alive: Vec<u32> = (0..n as u32).collect();
     let mut passed = Passed {
+        keeps: making.finer,
         buffers,
         levels: Vec::new(),
     };
@@ -137,6 +149,15 @@ pub(crate) fn coarsen(
     ))
 }
 
+impl Making {
+    /// Unguided stacks and a finer level.
+    #[cfg(test)]
+    const ALL: Making = Making {
+        unguided: true,
+        finer: true,
+    };
+}
+
 /// The coarse problem of one level's buffers; `None` should they not make
 /// a valid problem (they do by construction: the level is then simply
 /// not offered).
@@ -164,6 +185,8 @@ type Level = (Vec<Buffer>, Vec<(u32, i64)>);
 /// at most half the buffers), the rectangles are kept as a level; the
 /// last few are held. Each costs a pass over the buffers, a few in all.
 struct Passed<'b> {
+    /// Whether levels are kept at all.
+    keeps: bool,
     buffers: &'b [Buffer],
     levels: Vec<Level>,
 }
@@ -182,7 +205,7 @@ impl Passed<'_> {
         poll: &mut Poll<'_>,
     ) -> Result<(), Stop> {
         let last = self.levels.last().map_or(self.buffers.len(), |l| l.0.len());
-        if 2 * alive.len() > last {
+        if !self.keeps || 2 * alive.len() > last {
             return Ok(());
         }
         if self.levels.len() == LEVELS_HELD {
@@ -360,7 +383,7 @@ mod tests {
             }
             let problem = Problem::new(i64::MAX, buffers).unwrap();
             let mut poll = Poll::new(&deadline, u64::MAX);
-            let Some(coarse) = coarsen(&problem, true, &mut poll).unwrap() else {
+            let Some(coarse) = coarsen(&problem, Making::ALL, &mut poll).unwrap() else {
                 continue;
             };
             merged += 1;
@@ -393,12 +416,33 @@ mod tests {
                 let spec = Spec::new(n, seed).with_family(family);
                 let problem = Problem::new(i64::MAX, generate(spec)).unwrap();
                 let mut poll = Poll::new(&deadline, u64::MAX);
-                if let Some(coarse) = coarsen(&problem, true, &mut poll).unwrap() {
+                if let Some(coarse) = coarsen(&problem, Making::ALL, &mut poll).unwrap() {
                     out.push((problem, coarse, seed));
                 }
             }
         }
         out
+    }
+
+    /// Keeping levels changes nothing of the coarse problem: made without
+    /// them, it is the same, with no finer level.
+    #[test]
+    fn a_coarsening_without_levels_makes_the_same_coarse_problem() {
+        let deadline = Deadline::none();
+        let mut kept = 0;
+        for (problem, coarse, _) in with_finer_levels() {
+            let mut poll = Poll::new(&deadline, u64::MAX);
+            let making = Making {
+                unguided: true,
+                finer: false,
+            };
+            let bare = coarsen(&problem, making, &mut poll).unwrap().unwrap();
+            assert!(bare.finer.is_none());
+            assert_eq!(bare.problem.buffers(), coarse.problem.buffers());
+            assert_eq!(bare.at, coarse.at);
+            kept += usize::from(coarse.finer.is_some());
+        }
+        assert!(kept >= 6, "only {kept} coarsenings kept a finer level");
     }
 
     /// The finer level a coarsening passes on the way holds the coarse
@@ -495,7 +539,7 @@ mod tests {
             let problem = Problem::new(i64::MAX, crate::gen::generate(spec)).unwrap();
             let deadline = Deadline::none();
             let mut poll = Poll::new(&deadline, u64::MAX);
-            let coarse = coarsen(&problem, true, &mut poll).unwrap().unwrap();
+            let coarse = coarsen(&problem, Making::ALL, &mut poll).unwrap().unwrap();
             assert!(
                 10 * coarse.problem.len() <= problem.len(),
                 "seed {seed}: {}",

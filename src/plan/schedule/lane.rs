@@ -289,8 +289,10 @@ impl Lane<'_, '_> {
             return Ok(());
         }
         for (unguided, share) in [(true, 3), (false, 2)] {
-            let Some(coarse) = heuristic::coarsen::coarsen(self.work.problem, unguided, poll)?
-            else {
+            // A finer level only where it will be refined on.
+            let finer = self.coarse_solve.is_some() && self.deadline.remaining().is_some();
+            let making = heuristic::coarsen::Making { unguided, finer };
+            let Some(coarse) = heuristic::coarsen::coarsen(self.work.problem, making, poll)? else {
                 return Ok(());
             };
             if let Some(placed) = self.coarse_level(&coarse, share, poll)? {
