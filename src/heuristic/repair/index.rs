@@ -191,14 +191,26 @@ impl TimeIndex {
                     continue;
                 }
                 if width == 1 {
-                    out.push(self.id[start]);
+                    // The position for now: see below.
+                    out.push(start as u32);
                 } else {
                     stack.push((2 * node + 1, width / 2));
                     stack.push((2 * node, width / 2));
                 }
             }
         }
-        out[from..].sort_unstable_by_key(|&x| (self.first[self.position[x as usize] as usize], x));
+        // By first slot, then number: each group's run already is (its
+        // positions are so sorted), so the pairs are read in position
+        // order and sorted by value, not through the buffers' positions.
+        stack.clear();
+        stack.extend(
+            out[from..]
+                .iter()
+                .map(|&p| (self.first[p as usize], self.id[p as usize])),
+        );
+        stack.sort_unstable();
+        out.truncate(from);
+        out.extend(stack.iter().map(|&(_, x)| x));
         visited
     }
 }
