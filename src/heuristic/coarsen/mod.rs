@@ -96,6 +96,15 @@ pub(crate) struct Making {
     pub(crate) finer: bool,
 }
 
+impl Making {
+    /// Unguided stacks and a finer level.
+    #[cfg(test)]
+    const ALL: Making = Making {
+        unguided: true,
+        finer: true,
+    };
+}
+
 /// The coarse problem of `problem`, or `None` when it would not have at
 /// most half the buffers.
 pub(crate) fn coarsen(
@@ -147,15 +156,6 @@ pub(crate) fn coarsen(
         unguided_made,
         finer.map(alloc::boxed::Box::new),
     ))
-}
-
-impl Making {
-    /// Unguided stacks and a finer level.
-    #[cfg(test)]
-    const ALL: Making = Making {
-        unguided: true,
-        finer: true,
-    };
 }
 
 /// The coarse problem of one level's buffers; `None` should they not make
