@@ -148,7 +148,7 @@ pub(crate) fn coarsen(
         .levels
         .into_iter()
         .rev()
-        .find(|l| l.0.len() >= 2 * level.0.len())
+        .find(|l| l.buffers.len() >= 2 * level.buffers.len())
         .and_then(|l| level_problem(problem, l, unguided_made, None));
     Ok(level_problem(
         problem,
@@ -163,22 +163,26 @@ pub(crate) fn coarsen(
 /// not offered).
 fn level_problem(
     problem: &Problem,
-    (coarse, at): Level,
+    level: Level,
     unguided: bool,
     finer: Option<alloc::boxed::Box<Coarse>>,
 ) -> Option<Coarse> {
-    let problem = Problem::new(problem.capacity(), coarse).ok()?;
+    let problem = Problem::new(problem.capacity(), level.buffers).ok()?;
     Some(Coarse {
         problem,
         unguided,
-        at,
+        at: level.at,
         finer,
     })
 }
 
-/// A level of merging: its rectangles as buffers, and per original
-/// buffer, its rectangle and its offset inside it.
-type Level = (Vec<Buffer>, Vec<(u32, i64)>);
+/// A level of merging.
+struct Level {
+    /// Its rectangles as buffers.
+    buffers: Vec<Buffer>,
+    /// Per original buffer, its rectangle and its offset inside it.
+    at: Vec<(u32, i64)>,
+}
 
 /// The levels merging passes on the way: at the start of a round, once
 /// at most half as many rectangles are left as at the last one kept (and
@@ -204,7 +208,10 @@ impl Passed<'_> {
         alive: &[u32],
         poll: &mut Poll<'_>,
     ) -> Result<(), Stop> {
-        let last = self.levels.last().map_or(self.buffers.len(), |l| l.0.len());
+        let last = self
+            .levels
+            .last()
+            .map_or(self.buffers.len(), |l| l.buffers.len());
         if !self.keeps || 2 * alive.len() > last {
             return Ok(());
         }
@@ -344,7 +351,10 @@ fn coarse_buffers(
         coarse.push(buffer);
         poll.tick(1 + list.len() as u64)?;
     }
-    Ok((coarse, at))
+    Ok(Level {
+        buffers: coarse,
+        at,
+    })
 }
 
 #[cfg(test)]
