@@ -77,7 +77,40 @@ pub(super) struct Lane<'w, 'a> {
     pub(super) lanes: usize,
 }
 
-impl Lane<'_, '_> {
+impl<'w, 'a> Lane<'w, 'a> {
+    /// Lane `index` of `lanes`, with nothing placed yet.
+    pub(super) fn new(
+        work: &'w Work<'a>,
+        board: &'w Board,
+        deadline: &'w Deadline<'w>,
+        index: usize,
+        lanes: usize,
+        coarse_solve: Option<&'w CoarseSolve<'w>>,
+    ) -> Self {
+        Lane {
+            work,
+            board,
+            deadline,
+            seed: work.options.seed ^ (index as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15),
+            mine: None,
+            repair: None,
+            repairing_mine: false,
+            #[cfg(feature = "constraints")]
+            walk: None,
+            #[cfg(feature = "constraints")]
+            exact_time: core::time::Duration::ZERO,
+            exact_ended: core::time::Duration::ZERO,
+            time_shares: Shares::lane_time(),
+            grants: Shares::restarts_against_repair(work.first_grant() as f64),
+            gap_marked: i64::MAX,
+            ranked: None,
+            ranked_at: 0,
+            coarse_solve,
+            repaired: 0,
+            lanes,
+        }
+    }
+
     pub(super) fn run(&mut self, goal: Goal, mut exact: Option<&mut ExactRound<'_>>) {
         let unit = self.work.first_grant();
         let timed = self.work.deadline.remaining().is_some();
@@ -467,10 +500,12 @@ impl Lane<'_, '_> {
 
     /// The lane's best height (`i64::MAX`: none).
     fn height(&self) -> i64 {
-        match (&self.repair, &self.mine) {
-            (Some(r), Some(m)) if self.repairing_mine => r.height().min(m.height),
-            (None, Some(m)) => m.height,
-            _ => i64::MAX,
+        let mine = self.mine.as_ref().map_or(i64::MAX, |m| m.height);
+        match &self.repair {
+            // A repair set aside (the lane took another placement since)
+            // holds nothing of the lane's.
+            Some(r) if self.repairing_mine => r.height().min(mine),
+            _ => mine,
         }
     }
 
@@ -563,5 +598,51 @@ impl Lane<'_, '_> {
                 self.repairing_mine = false;
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::buffer::Buffer;
+    use crate::plan::options::Options;
+
+    fn incumbent(offsets: &[i64]) -> Incumbent {
+        Incumbent {
+            height: offsets.iter().max().map_or(0, |o| o + 10),
+            offsets: offsets.to_vec(),
+            source: Source::Repaired,
+        }
+    }
+
+    /// A lane that takes a lower placement while its repair works on an
+    /// older one still knows its best: it reports that height, and a
+    /// later, higher placement does not replace it (the repair set aside
+    /// holds nothing of the lane's). Before, such a lane reported no
+    /// height at all, took every restart that came after, however high,
+    /// and repaired the last one instead of its best.
+    #[test]
+    fn a_lane_keeps_its_best_while_its_repair_is_set_aside() {
+        let buffers = (0..3).map(|_| Buffer::new("", 0, 4, 10)).collect();
+        let problem = Problem::new(i64::MAX, buffers).unwrap();
+        let options = Options::default();
+        let none = Deadline::none();
+        let work = Work::new(&problem, &options, Deadline::none(), 0, None).unwrap();
+        let board = Board::new(&work, work.lower_bound);
+        let mut lane = Lane::new(&work, &board, &none, 0, 1, None);
+        lane.offer(incumbent(&[0, 10, 40]));
+        assert_eq!(lane.height(), 50);
+        // The repair starts on that placement; no credit, no step.
+        lane.repair_for(&mut 0, Goal::Minimize).unwrap();
+        assert!(lane.repair.is_some() && lane.repairing_mine);
+        lane.offer(incumbent(&[0, 10, 20]));
+        assert!(!lane.repairing_mine);
+        assert_eq!(lane.height(), 30);
+        lane.offer(incumbent(&[0, 10, 30]));
+        assert_eq!(lane.height(), 30);
+        assert_eq!(
+            lane.mine.as_ref().map(|m| m.offsets.clone()),
+            Some(alloc::vec![0, 10, 20])
+        );
     }
 }

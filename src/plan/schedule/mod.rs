@@ -95,29 +95,7 @@ pub(crate) fn run(
     };
     let deadline = work.deadline.with_halt(&board.halt);
     let lane = |index: usize, exact: Option<&mut ExactRound<'_>>| {
-        Lane {
-            work,
-            board: &board,
-            deadline: &deadline,
-            seed: work.options.seed ^ (index as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15),
-            mine: None,
-            repair: None,
-            repairing_mine: false,
-            #[cfg(feature = "constraints")]
-            walk: None,
-            #[cfg(feature = "constraints")]
-            exact_time: core::time::Duration::ZERO,
-            exact_ended: core::time::Duration::ZERO,
-            time_shares: crate::heuristic::Shares::lane_time(),
-            grants: crate::heuristic::Shares::restarts_against_repair(work.first_grant() as f64),
-            gap_marked: i64::MAX,
-            ranked: None,
-            ranked_at: 0,
-            coarse_solve: coarse,
-            repaired: 0,
-            lanes,
-        }
-        .run(goal, exact);
+        Lane::new(work, &board, &deadline, index, lanes, coarse).run(goal, exact);
         board.halt.store(true, Ordering::Relaxed);
     };
     #[cfg(feature = "std")]
