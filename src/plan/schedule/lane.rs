@@ -7,7 +7,7 @@ use core::sync::atomic::Ordering;
 use super::board::{Board, Incumbent, CUT};
 use super::work::{Goal, Work, EXACT_NODES};
 use crate::deadline::{Deadline, Poll, Stop};
-use crate::heuristic::{self, Layout, Repair, Shares, Variant};
+use crate::heuristic::{self, Repair, Shares, Variant};
 use crate::model::problem::Problem;
 use crate::plan::options::Source;
 
@@ -29,7 +29,7 @@ pub(crate) type ExactRound<'r> = dyn FnMut(Option<u64>, &Deadline<'_>, &Board) -
 
 /// Repair steps in a row that lower nothing before a repair stops
 /// spending on a peak (a fixed buffer on top cannot come down).
-const STALLED_STEPS: u32 = 1 << 16;
+pub(super) const STALLED_STEPS: u32 = 1 << 16;
 
 /// How the coarse problem is planned when it is worth a share of the
 /// time: the objective's own plan, one level down, under the deadline
@@ -308,136 +308,6 @@ impl<'w, 'a> Lane<'w, 'a> {
         }))
     }
 
-    /// Every strategy's plain order on the coarse problem, if buffers
-    /// merge (see [`heuristic::coarsen`]), each lifted back and offered;
-    /// with a timeout, the coarse problem minimised in a third of the
-    /// time left, then a finer level started from its placement (see
-    /// [`Lane::refine`]) in half the time then left. Then, if the
-    /// coarsening guessed unguided stacks (the guesses most often wrong),
-    /// the same for the coarse problem made without them: more
-    /// rectangles, fewer wrong merges, and either can be the better (the
-    /// lower is kept).
-    fn coarse(&mut self, poll: &mut Poll<'_>) -> Result<(), Stop> {
-        if self.work.variants.is_empty() {
-            return Ok(());
-        }
-        for (unguided, share) in [(true, 3), (false, 2)] {
-            // A finer level only where it will be refined on.
-            let finer = self.coarse_solve.is_some() && self.deadline.remaining().is_some();
-            let making = heuristic::coarsen::Making { unguided, finer };
-            let Some(coarse) = heuristic::coarsen::coarsen(self.work.problem, making, poll)? else {
-                return Ok(());
-            };
-            if let Some(placed) = self.coarse_level(&coarse, share, poll)? {
-                self.refine(&coarse, placed, 2, poll)?;
-            }
-            if !coarse.unguided || self.coarse_solve.is_none() {
-                break;
-            }
-        }
-        Ok(())
-    }
-
-    /// The coarse problem's plain orders, and with a timeout its
-    /// minimisation in `1 / share` of the time left, whose placement
-    /// (lifted) it returns.
-    fn coarse_level(
-        &mut self,
-        coarse: &heuristic::coarsen::Coarse,
-        share: u32,
-        poll: &mut Poll<'_>,
-    ) -> Result<Option<Incumbent>, Stop> {
-        // Half as many buffers or fewer: else the coarse problem is
-        // nearly this one, and its placements near repeats of those run
-        // already (real graphs merge a quarter of their buffers).
-        if 2 * coarse.problem.len() > self.work.problem.len() {
-            return Ok(None);
-        }
-        let layout = Layout::new(&coarse.problem, poll)?;
-        if layout.fixed_clash {
-            return Ok(None);
-        }
-        for &variant in &self.work.variants[..self.work.primary] {
-            let limit = self.height().saturating_sub(1);
-            let Some(b) = heuristic::plain(&layout, variant, limit, poll)? else {
-                continue;
-            };
-            self.offer(Incumbent {
-                offsets: coarse.lift(&b.offsets),
-                height: b.height,
-                source: Source::Coarsened,
-            });
-        }
-        // A smaller problem, on which the exact search and repair reach
-        // further (with a timeout; without one, plans stay cheap).
-        let mut placed = None;
-        if let (Some(solve), Some(left)) = (self.coarse_solve, self.deadline.remaining()) {
-            drop(layout);
-            if let Some(inc) = solve(&coarse.problem, self.deadline.sooner(left / share)) {
-                let lifted = Incumbent {
-                    offsets: coarse.lift(&inc.offsets),
-                    height: inc.height,
-                    source: Source::Coarsened,
-                };
-                self.offer(lifted.clone());
-                placed = Some(lifted);
-            }
-            poll.now()?;
-        }
-        Ok(placed)
-    }
-
-    /// The finer level the coarsening passed on the way (see
-    /// [`heuristic::coarsen::Coarse::finer`]), repaired in `1 / share`
-    /// of the time left from `placed`, the coarse problem's placement
-    /// lifted: where a wrong merge holds the coarse problem above the
-    /// optimum, its pieces can move apart here, and the finer problem is
-    /// still small enough for the repair to reach everywhere. Never worse
-    /// than `placed`: the repair never raises the height.
-    fn refine(
-        &mut self,
-        coarse: &heuristic::coarsen::Coarse,
-        placed: Incumbent,
-        share: u32,
-        poll: &mut Poll<'_>,
-    ) -> Result<(), Stop> {
-        let Some(finer) = &coarse.finer else {
-            return Ok(());
-        };
-        let target = self.board.lower();
-        if placed.height <= target {
-            return Ok(());
-        }
-        let (Some(offsets), Some(left)) =
-            (finer.offsets_of(&placed.offsets), self.deadline.remaining())
-        else {
-            return Ok(());
-        };
-        let layout = Layout::new(&finer.problem, poll)?;
-        if layout.fixed_clash {
-            return Ok(());
-        }
-        let mut repair = Repair::new(&layout, offsets, self.seed, poll)?;
-        let until = self.deadline.sooner(left / share);
-        let mut steps = Poll::new(&until, 1 << 12);
-        let mut stalled = 0u32;
-        while repair.height() > target && stalled <= STALLED_STEPS {
-            match repair.step(target, &mut steps) {
-                Ok(lowered) => stalled = if lowered { 0 } else { stalled + 1 },
-                Err(_) => break,
-            }
-        }
-        if repair.height() < placed.height {
-            self.offer(Incumbent {
-                offsets: finer.lift(repair.offsets()),
-                height: repair.height(),
-                source: Source::Repaired,
-            });
-        }
-        poll.now()?;
-        Ok(())
-    }
-
     /// How many perturbed restarts may run: the options' count; without
     /// one, a default that grows with the problem when there is no timeout
     /// (the work must then be bounded), else no bound.
@@ -499,7 +369,7 @@ impl<'w, 'a> Lane<'w, 'a> {
     }
 
     /// The lane's best height (`i64::MAX`: none).
-    fn height(&self) -> i64 {
+    pub(super) fn height(&self) -> i64 {
         let mine = self.mine.as_ref().map_or(i64::MAX, |m| m.height);
         match &self.repair {
             // A repair set aside (the lane took another placement since)

@@ -52,6 +52,7 @@
 //! lower than their own.
 
 mod board;
+mod coarse;
 mod lane;
 mod turns;
 mod work;
