@@ -196,6 +196,10 @@ impl<'w, 'a> Lane<'w, 'a> {
             repairing = repairing
                 .saturating_add(if plain_left { grant / 4 } else { repair_grant })
                 .min(repair_grant);
+            // The lane repairs the lowest placement known: one that another
+            // lane published while this one placed is taken now, not after
+            // a repair of a higher one.
+            self.adopt();
             let before = (self.height(), repairing);
             if placing_here && self.repair_for(&mut repairing, goal).is_err() {
                 return self.publish();
