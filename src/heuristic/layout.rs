@@ -7,6 +7,7 @@ use alloc::vec;
 use alloc::vec::Vec;
 
 use super::occupancy::Occupancy;
+pub(crate) use super::occupancy::Slot;
 use crate::base::math::align_up;
 use crate::base::trees::MaxTree;
 use crate::deadline::{radix_sort_polled, Poll, Stop};
@@ -70,16 +71,6 @@ impl LocalTime {
         let to = times.partition_point(|&x| x < t).min(times.len() - 1);
         (from as u32, to.max(from) as u32)
     }
-}
-
-/// A piece of a buffer in compressed time: alive in time slots
-/// `[first, end)`, using `[lower, upper)` above its offset.
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct Slot {
-    pub(super) first: u32,
-    pub(super) end: u32,
-    pub(super) lower: i64,
-    pub(super) upper: i64,
 }
 
 /// What the online strategy reads of a buffer, in one place: it visits

@@ -11,11 +11,13 @@
 //! ancestors: O(log T) sets, each kept merged, so that packed memory stays
 //! a few intervals however many buffers fill it.
 
+mod blocks;
 mod intervals;
 
 use crate::deadline::{Poll, Stop};
 use alloc::vec;
 use alloc::vec::Vec;
+pub(crate) use blocks::{Blocks, Slot};
 pub(crate) use intervals::{Cursor, IntervalSet};
 
 /// The head of a cursor that has passed every interval of its set.
@@ -48,8 +50,8 @@ pub(crate) struct Occupancy {
     any: Vec<IntervalSet>,
     stamp: Vec<u32>,
     epoch: u32,
-    /// Intervals added to the sets (merges not subtracted, nor clears:
-    /// a cleared set keeps its memory): for [`Occupancy::heap_bytes`].
+    /// Intervals added to the sets (merges not subtracted): for
+    /// [`Occupancy::heap_bytes`].
     stored: usize,
     /// Scratch: nodes of the current query, `any` sets first.
     tiles: Vec<u32>,
@@ -72,26 +74,6 @@ impl Occupancy {
             stored: 0,
             tiles: Vec::new(),
             above: Vec::new(),
-        }
-    }
-
-    /// Empty again over `times` slots, keeping the sets' memory: a repair
-    /// step, which places a window in a tree of its own, then grows no set
-    /// that the last step grew, and frees none.
-    pub(crate) fn clear(&mut self, times: usize) {
-        let leaves = times.max(1).next_power_of_two();
-        if leaves != self.leaves {
-            self.leaves = leaves;
-            self.full.resize_with(2 * leaves, IntervalSet::default);
-            self.any.resize_with(2 * leaves, IntervalSet::default);
-            // Stamps are of epochs gone by, or zero: none is the next.
-            self.stamp.resize(2 * leaves, 0);
-        }
-        for set in self.full.iter_mut().chain(self.any.iter_mut()) {
-            match set {
-                IntervalSet::Few(v) => v.clear(),
-                IntervalSet::Many(_) => *set = IntervalSet::default(),
-            }
         }
     }
 
@@ -282,28 +264,6 @@ impl Occupancy {
         }
     }
 
-    /// Pushes onto `out` the memory in use during slot `t`, merged and
-    /// upward: what every node over that slot holds in full.
-    pub(crate) fn in_use_at(&self, t: u32, out: &mut Vec<(i64, i64)>) {
-        out.clear();
-        let mut node = t as usize + self.leaves;
-        while node >= 1 {
-            out.extend(self.full[node].from(i64::MIN));
-            node >>= 1;
-        }
-        out.sort_unstable();
-        let mut merged = 0;
-        for i in 0..out.len() {
-            if merged > 0 && out[i].0 <= out[merged - 1].1 {
-                out[merged - 1].1 = out[merged - 1].1.max(out[i].1);
-            } else {
-                out[merged] = out[i];
-                merged += 1;
-            }
-        }
-        out.truncate(merged);
-    }
-
     /// The set a `sets` entry names.
     #[inline]
     pub(crate) fn set(&self, (node, any): (u32, bool)) -> &IntervalSet {
@@ -346,8 +306,7 @@ mod tests {
         }
     }
 
-    /// Every query against a scan of what was placed, in a tree emptied
-    /// once before.
+    /// Every query against a scan of what was placed.
     #[test]
     fn occupancy_matches_a_plain_scan() {
         let mut seed = 3u64;
@@ -360,16 +319,7 @@ mod tests {
         let times = 37;
         let deadline = crate::deadline::Deadline::none();
         let mut poll = Poll::new(&deadline, u64::MAX);
-        // Emptied after a placement on a larger time whose sets grew past
-        // a vector's (more than `IntervalSet::FEW` intervals each), the
-        // tree holds nothing of it.
-        let mut occ = Occupancy::new(3 * times);
-        for k in 0..100 {
-            let l = next(3 * times as u64) as u32;
-            occ.insert(l, l + 1, 2 * k, 2 * k + 1);
-            occ.insert(0, 3 * times as u32, 2 * k, 2 * k + 1);
-        }
-        occ.clear(times);
+        let mut occ = Occupancy::new(times);
         let mut placed: Vec<(u32, u32, i64, i64)> = Vec::new();
         let mut sets = Vec::new();
         // One scratch for every query, as a placement keeps it.

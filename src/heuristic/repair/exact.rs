@@ -6,7 +6,7 @@
 use alloc::vec::Vec;
 
 use super::super::layout::{Layout, LocalTime};
-use super::super::occupancy::Occupancy;
+use super::super::occupancy::Blocks;
 use crate::base::math::{align_down, lcm_within};
 use crate::deadline::{Poll, Stop};
 
@@ -18,13 +18,13 @@ const EXACT_NODES: u64 = 4_000;
 /// `window` (buffers of `layout`) placed by the exact search between
 /// `floor` and strictly below `old_top`, every other buffer held where it
 /// is (as fixed blocks of memory per run of slots of `time`, read off
-/// `occ`); the highest top, with the offsets in `placed`, or `None` when
+/// `blocks`); the highest top, with the offsets in `placed`, or `None` when
 /// it finds nothing within its node limit or the window has a buffer
 /// with a window of its own (those are first-fit's).
 pub(super) fn exact_window(
     (layout, window): (&Layout, &[u32]),
     placed: &mut Vec<i64>,
-    (occ, time): (&Occupancy, &LocalTime),
+    (blocks, time): (&Blocks, &LocalTime),
     (floor, old_top): (i64, i64),
     poll: &mut Poll<'_>,
 ) -> Result<Option<i64>, Stop> {
@@ -58,7 +58,7 @@ pub(super) fn exact_window(
         buffers.push(local_buffer(layout, b, time));
         gapped |= buffers.last().is_some_and(|b| !b.gaps.is_empty());
     }
-    held_blocks((occ, time), (base, capacity), &mut buffers, poll)?;
+    held_blocks((blocks, time), (base, capacity), &mut buffers, poll)?;
     let Ok(problem) = Problem::new(capacity, buffers) else {
         return Ok(None);
     };
@@ -92,7 +92,7 @@ pub(super) fn exact_window(
 /// and `base + capacity`, shifted down by `base`: fixed blocks, each
 /// running over the slots of `time` where the same interval is in use.
 fn held_blocks(
-    (occ, time): (&Occupancy, &LocalTime),
+    (blocks, time): (&Blocks, &LocalTime),
     (base, capacity): (i64, i64),
     buffers: &mut Vec<crate::model::problem::Buffer>,
     poll: &mut Poll<'_>,
@@ -111,7 +111,7 @@ fn held_blocks(
     };
     for t in 0..=slots {
         if t < slots {
-            occ.in_use_at(t, &mut now);
+            blocks.in_use_at(t, &mut now);
         } else {
             now.clear();
         }

@@ -28,8 +28,8 @@ mod index;
 
 use alloc::vec::Vec;
 
-use super::layout::{Layout, LocalTime, Scratch};
-use super::occupancy::Occupancy;
+use super::layout::{Layout, LocalTime};
+use super::occupancy::{Blocks, Slot};
 use super::shares::Shares;
 use crate::base::rng::Rng;
 use crate::deadline::{Poll, Stop};
@@ -57,9 +57,10 @@ pub(crate) struct Repair<'a> {
     times: Vec<u32>,
     placed: Vec<i64>,
     stack: Vec<(u32, u32)>,
-    scratch: Scratch,
-    /// The window's tree of what stays, emptied for the next step.
-    occupancy: Option<Occupancy>,
+    /// A window buffer's pieces in the window's time.
+    pieces: Vec<Slot>,
+    /// The window's memory in use, emptied for the next step.
+    blocks: Blocks,
     /// Steps whose window the exact search placed lower.
     pub(crate) by_exact: u64,
     /// The work each kind of step took and what it gave.
@@ -92,8 +93,8 @@ impl<'a> Repair<'a> {
             times: Vec::new(),
             placed: Vec::new(),
             stack: Vec::new(),
-            scratch: Scratch::default(),
-            occupancy: None,
+            pieces: Vec::new(),
+            blocks: Blocks::default(),
             by_exact: 0,
             kinds: Shares::step_kinds(),
             ejection: eject::Ejection::new(layout),
@@ -245,15 +246,7 @@ impl<'a> Repair<'a> {
         // Time compressed to the window's own pieces.
         let time = LocalTime::from_times(core::mem::take(&mut self.times));
         let (first, end) = time.span();
-        let slots = time.slots();
-        let mut occ = match self.occupancy.take() {
-            Some(mut occ) => {
-                occ.clear(slots);
-                occ
-            }
-            None => Occupancy::new(slots),
-        };
-        occ.insert(0, slots as u32, 0, floor);
+        self.blocks.clear(floor);
         // What else reaches above the floor during the window's
         // lifetimes stays where it is.
         self.near.clear();
@@ -261,9 +254,14 @@ impl<'a> Repair<'a> {
             .query(first, end, floor, &mut self.near, &mut self.stack);
         for &x in &self.near {
             if self.stamp[x as usize] != self.epoch {
-                layout.occupy(&mut occ, Some(&time), x as usize, self.offsets[x as usize]);
+                let at = self.offsets[x as usize];
+                for p in layout.pieces_of(x as usize) {
+                    let (f, t) = LocalTime::map(Some(&time), p.first, p.end);
+                    self.blocks.push(f, t, at + p.lower, at + p.upper);
+                }
             }
         }
+        self.blocks.sort();
         poll.tick(16 * self.near.len() as u64 + 16)?;
         let exact = self.window.len() <= EXACT_WINDOW && self.kinds.second_next();
         let spent_before = poll.used();
@@ -271,7 +269,7 @@ impl<'a> Repair<'a> {
             true => match exact_window(
                 (self.layout, &self.window),
                 &mut self.placed,
-                (&occ, &time),
+                (&self.blocks, &time),
                 (floor, old_top),
                 poll,
             )? {
@@ -283,11 +281,10 @@ impl<'a> Repair<'a> {
             },
             false => {
                 self.order_window();
-                self.place_window(&mut occ, &time, poll)?
+                self.place_window(&time, poll)?
             }
         };
         self.times = time.into_times();
-        self.occupancy = Some(occ);
         let lowered = f64::from(u8::from(new_top < old_top));
         self.kinds
             .record(exact, poll.used() - spent_before, lowered);
@@ -330,24 +327,35 @@ impl<'a> Repair<'a> {
         self.window.extend(self.keys.iter().map(|k| k.1));
     }
 
-    /// First-fit of the window in its order over `occ` (in the window's
-    /// compressed `time`); returns the highest top.
-    fn place_window(
-        &mut self,
-        occ: &mut Occupancy,
-        time: &LocalTime,
-        poll: &mut Poll<'_>,
-    ) -> Result<i64, Stop> {
+    /// First-fit of the window in its order among the blocks of what
+    /// stays (in the window's compressed `time`); returns the highest top.
+    fn place_window(&mut self, time: &LocalTime, poll: &mut Poll<'_>) -> Result<i64, Stop> {
         let layout = self.layout;
         self.placed.clear();
         let mut top = i64::MIN;
         for i in 0..self.window.len() {
             let b = self.window[i] as usize;
-            let at = layout.lowest_free(occ, Some(time), b, false, &mut self.scratch, poll)?;
-            layout.occupy(occ, Some(time), b, at);
+            self.pieces.clear();
+            self.pieces.extend(layout.pieces_of(b).iter().map(|p| {
+                let (first, end) = LocalTime::map(Some(time), p.first, p.end);
+                Slot {
+                    first,
+                    end,
+                    lower: p.lower,
+                    upper: p.upper,
+                }
+            }));
+            let (at, visited) = self.blocks.lowest(&self.pieces, layout.align[b]);
+            for p in &self.pieces {
+                self.blocks
+                    .insert(p.first, p.end, at + p.lower, at + p.upper);
+            }
             self.placed.push(at);
             top = top.max(at + layout.size[b]);
-            poll.tick(1)?;
+            // Charged by the blocks its pass visited, at about the time a
+            // unit of the exact windows' charge takes: the shares between
+            // kinds of step compare work, not steps.
+            poll.tick(1 + visited / 2)?;
         }
         Ok(top)
     }
