@@ -104,7 +104,8 @@ impl Blocks {
                 }
                 for p in pieces {
                     let meets = b.first < p.end && p.first < b.end;
-                    if meets && b.bottom < at + p.upper && at + p.lower < b.top {
+                    let (lo, hi) = (at.saturating_add(p.lower), at.saturating_add(p.upper));
+                    if meets && b.bottom < hi && lo < b.top {
                         at = align_up(b.top - p.lower, align);
                         moved = true;
                     }
