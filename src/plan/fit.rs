@@ -27,8 +27,10 @@ pub(crate) fn fit(work: &Work<'_>) -> Outcome {
     // (merging buffers restricts the placements), so only placements come
     // back. Without it, fitting at a height the minimiser reached in
     // milliseconds through the coarse level could take the whole budget.
-    let coarse = |coarse: &crate::model::problem::Problem, deadline: Deadline<'_>| {
-        one_level_down(work, coarse, deadline, fit_level)
+    let coarse = |coarse: &crate::model::problem::Problem,
+                  deadline: Deadline<'_>,
+                  relay: &schedule::Relay<'_>| {
+        one_level_down(work, coarse, (deadline, relay), fit_level)
     };
     fit_level(work, Some(&coarse))
 }

@@ -36,8 +36,8 @@ pub(crate) fn minimize(work: &Work<'_>) -> Outcome {
     // problem of its own by this same function one level down (which
     // coarsens no further), with the plan's threads: its exact search
     // takes a core of its own there, as it does here.
-    let coarse = |coarse: &Problem, deadline: Deadline<'_>| {
-        one_level_down(work, coarse, deadline, minimize_level)
+    let coarse = |coarse: &Problem, deadline: Deadline<'_>, relay: &schedule::Relay<'_>| {
+        one_level_down(work, coarse, (deadline, relay), minimize_level)
     };
     minimize_level(work, Some(&coarse))
 }
@@ -45,11 +45,12 @@ pub(crate) fn minimize(work: &Work<'_>) -> Outcome {
 /// What `level` (the plan's objective, coarsening no further) places of
 /// the coarse problem `coarse` of `work`'s, within `deadline`, with the
 /// plan's options but no progress reports or counted restarts: its
-/// placement and height, if it has one.
+/// placement and height, if it has one. Each placement its board takes
+/// goes to `relay` as well, while it runs.
 pub(super) fn one_level_down(
     work: &Work<'_>,
     coarse: &Problem,
-    deadline: Deadline<'_>,
+    (deadline, relay): (Deadline<'_>, &schedule::Relay<'_>),
     level: fn(&Work<'_>, Option<&schedule::CoarseSolve<'_>>) -> Outcome,
 ) -> Option<Incumbent> {
     let options = super::options::Options {
@@ -57,7 +58,8 @@ pub(super) fn one_level_down(
         restarts: None,
         ..work.options.clone()
     };
-    let inner = Work::new(coarse, &options, deadline, 0, None).ok()?;
+    let mut inner = Work::new(coarse, &options, deadline, 0, None).ok()?;
+    inner.relay = Some(relay);
     let offsets = level(&inner, None).solution?.offsets;
     let height = height_of(coarse, &offsets);
     Some(Incumbent {
@@ -321,5 +323,51 @@ fn finish(
     match stop {
         Some(stop) => outcome.stop(stop),
         None => outcome,
+    }
+}
+
+#[cfg(all(test, feature = "std", feature = "gen"))]
+mod tests {
+    use super::*;
+    use crate::gen::{generate_problem, Family, Spec};
+    use crate::model::solution::validate_below;
+    extern crate std;
+    use std::sync::Mutex;
+
+    /// A plan one level down hands every placement its board takes to the
+    /// relay while it runs: each a valid placement of its problem, each
+    /// lower than the one before, the last the plan's result. (The level
+    /// above lifts them onto its own board, where its other lanes repair
+    /// them before the level below ends.)
+    #[test]
+    fn a_plan_one_level_down_relays_each_placement_it_publishes() {
+        for (family, seed) in [(Family::Issued, 1), (Family::Planted, 2)] {
+            let spec = Spec {
+                family,
+                ..Spec::new(300, seed)
+            };
+            let problem = generate_problem(spec).unwrap();
+            let options = super::super::options::Options::default();
+            let work = Work::new(&problem, &options, Deadline::none(), 0, None).unwrap();
+            let relayed: Mutex<Vec<(i64, Vec<i64>)>> = Mutex::new(Vec::new());
+            let relay = |offsets: &[i64], height: i64| {
+                relayed.lock().unwrap().push((height, offsets.to_vec()))
+            };
+            let found = one_level_down(&work, &problem, (Deadline::none(), &relay), minimize_level)
+                .unwrap();
+            let relayed = relayed.into_inner().unwrap();
+            assert!(relayed.len() > 1, "{family:?}: {} relayed", relayed.len());
+            let mut last = i64::MAX;
+            for (height, offsets) in &relayed {
+                assert!(*height < last, "{family:?}: {height} after {last}");
+                let solution = Solution {
+                    offsets: offsets.clone(),
+                };
+                validate_below(&problem, &solution, i64::MAX).unwrap();
+                assert_eq!(height_of(&problem, offsets), *height);
+                last = *height;
+            }
+            assert_eq!(last, found.height, "{family:?}");
+        }
     }
 }

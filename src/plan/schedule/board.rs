@@ -244,6 +244,9 @@ impl Board {
         });
         if kept {
             work.report(Some(inc.height), self.lower());
+            if let Some(relay) = work.relay {
+                relay(&inc.offsets, inc.height);
+            }
         }
         kept
     }

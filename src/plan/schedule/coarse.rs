@@ -8,6 +8,10 @@ use crate::deadline::{Poll, Stop};
 use crate::heuristic::{self, Layout, Repair};
 use crate::plan::options::Source;
 
+/// Steps of the finer level's repair between two placements it hands on
+/// (each a lift of the whole problem).
+const REFINE_OFFER_STEPS: u32 = 64;
+
 impl Lane<'_, '_> {
     /// Every strategy's plain order on the coarse problem, if buffers
     /// merge (see [`heuristic::coarsen`]), each lifted back and offered;
@@ -41,7 +45,8 @@ impl Lane<'_, '_> {
 
     /// The coarse problem's plain orders, and with a timeout its
     /// minimisation in `1 / share` of the time left, whose placement
-    /// (lifted) it returns.
+    /// (lifted) it returns; each placement that minimisation publishes on
+    /// the way is lifted onto the board at once.
     fn coarse_level(
         &mut self,
         coarse: &heuristic::coarsen::Coarse,
@@ -74,7 +79,29 @@ impl Lane<'_, '_> {
         let mut placed = None;
         if let (Some(solve), Some(left)) = (self.coarse_solve, self.deadline.remaining()) {
             drop(layout);
-            if let Some(inc) = solve(&coarse.problem, self.deadline.sooner(left / share)) {
+            // Each placement the level below publishes is lifted onto the
+            // board at once (only one lower than the board's: a lift costs
+            // the whole problem), where the other lanes repair it while
+            // this one waits for the level below to end.
+            #[cfg(feature = "std")]
+            let (board, work) = (self.board, self.work);
+            #[cfg(feature = "std")]
+            let relay = |offsets: &[i64], height: i64| {
+                if height < board.height() {
+                    let lifted = Incumbent {
+                        offsets: coarse.lift(offsets),
+                        height,
+                        source: Source::Coarsened,
+                    };
+                    board.publish(work, &lifted);
+                }
+            };
+            // Without `std` there is one lane, and the board is not shared
+            // (nor `Sync`): no other lane could take the placement up.
+            #[cfg(not(feature = "std"))]
+            let relay = |_: &[i64], _: i64| {};
+            let got = solve(&coarse.problem, self.deadline.sooner(left / share), &relay);
+            if let Some(inc) = got {
                 let lifted = Incumbent {
                     offsets: coarse.lift(&inc.offsets),
                     height: inc.height,
@@ -94,7 +121,10 @@ impl Lane<'_, '_> {
     /// lifted: where a wrong merge holds the coarse problem above the
     /// optimum, its pieces can move apart here, and the finer problem is
     /// still small enough for the repair to reach everywhere. Never worse
-    /// than `placed`: the repair never raises the height.
+    /// than `placed`: the repair never raises the height. What it lowers
+    /// is offered every [`REFINE_OFFER_STEPS`] steps, not only at the end.
+    /// It runs on even when the board holds a lower placement: its own
+    /// path may end lower, and the other lanes follow the board's.
     fn refine(
         &mut self,
         coarse: &heuristic::coarsen::Coarse,
@@ -121,11 +151,24 @@ impl Lane<'_, '_> {
         let mut repair = Repair::new(&layout, offsets, self.seed, poll)?;
         let until = self.deadline.sooner(left / share);
         let mut steps = Poll::new(&until, 1 << 12);
-        let mut stalled = 0u32;
+        let (mut stalled, mut since_offer) = (0u32, 0u32);
         while repair.height() > target && stalled <= STALLED_STEPS {
             match repair.step(target, &mut steps) {
                 Ok(lowered) => stalled = if lowered { 0 } else { stalled + 1 },
                 Err(_) => break,
+            }
+            // What the repair has lowered goes on the board as it comes,
+            // not only at the end of its share of the time: the other
+            // lanes take it up, and a deadline reached meanwhile finds it.
+            since_offer += 1;
+            if stalled == 0 && since_offer >= REFINE_OFFER_STEPS && repair.height() < self.height()
+            {
+                since_offer = 0;
+                self.offer(Incumbent {
+                    offsets: finer.lift(repair.offsets()),
+                    height: repair.height(),
+                    source: Source::Repaired,
+                });
             }
         }
         if repair.height() < placed.height {

@@ -5,7 +5,7 @@ use alloc::vec::Vec;
 use core::sync::atomic::Ordering;
 
 use super::board::{Board, Incumbent, CUT};
-use super::work::{Goal, Work, EXACT_NODES};
+use super::work::{Goal, Relay, Work, EXACT_NODES};
 use crate::deadline::{Deadline, Poll, Stop};
 use crate::heuristic::{self, Repair, Shares, Variant};
 use crate::model::problem::Problem;
@@ -33,8 +33,9 @@ pub(super) const STALLED_STEPS: u32 = 1 << 16;
 
 /// How the coarse problem is planned when it is worth a share of the
 /// time: the objective's own plan, one level down, under the deadline
-/// given.
-pub(crate) type CoarseSolve<'r> = dyn Fn(&Problem, Deadline<'_>) -> Option<Incumbent> + Sync + 'r;
+/// given, handing each placement it publishes to the relay as it comes.
+pub(crate) type CoarseSolve<'r> =
+    dyn Fn(&Problem, Deadline<'_>, &Relay<'_>) -> Option<Incumbent> + Sync + 'r;
 
 pub(super) struct Lane<'w, 'a> {
     pub(super) work: &'w Work<'a>,
@@ -433,6 +434,12 @@ impl<'w, 'a> Lane<'w, 'a> {
             let before = poll.used();
             let lowered = repair.step(target, &mut poll)?;
             *credit -= (poll.used() - before).max(1) as i64;
+            // Another lane (or a level below, relayed) has published a
+            // lower placement: repair that one instead, from the next
+            // round (the lane adopts it on the way).
+            if self.board.height() < repair.height() {
+                break;
+            }
             // Peaks that a window cannot lower (a fixed buffer on top):
             // stop spending on them.
             stalled = if lowered { 0 } else { stalled + 1 };
@@ -518,5 +525,45 @@ mod tests {
             lane.mine.as_ref().map(|m| m.offsets.clone()),
             Some(alloc::vec![0, 10, 20])
         );
+    }
+
+    /// A lane stops repairing its own placement as soon as the board holds
+    /// a lower one (from another lane, or relayed from a level below), so
+    /// that it repairs the lowest placement known from its next round
+    /// instead of spending its whole grant above it.
+    #[test]
+    fn a_lane_repair_yields_to_a_lower_placement_on_the_board() {
+        // A fixed buffer on top: no step can lower this placement to the
+        // capacity the lane fits, so without the yield the repair would
+        // spend its whole credit.
+        let buffers = alloc::vec![
+            Buffer::new("", 0, 4, 10),
+            Buffer::new("", 0, 4, 10).with_offset(40),
+        ];
+        let problem = Problem::new(i64::MAX, buffers).unwrap();
+        let options = Options::default();
+        let none = Deadline::none();
+        let work = Work::new(&problem, &options, Deadline::none(), 0, None).unwrap();
+        let board = Board::new(&work, work.lower_bound);
+        let mut lane = Lane::new(&work, &board, &none, 0, 2, None);
+        lane.offer(incumbent(&[0, 40]));
+        let full = 1i64 << 40;
+        // Alone on the board, the repair spends its credit on the stall.
+        let mut credit = full;
+        lane.repair_for(&mut credit, Goal::Fit(30)).unwrap();
+        assert!(credit < full - i64::from(STALLED_STEPS));
+        // Another lane publishes a lower placement (the board takes it
+        // as given): one step, then the lane yields and takes it.
+        let lower = Incumbent {
+            offsets: alloc::vec![0, 40],
+            height: 45,
+            source: Source::Repaired,
+        };
+        assert!(board.publish(&work, &lower));
+        let mut credit = full;
+        lane.repair_for(&mut credit, Goal::Fit(30)).unwrap();
+        assert!(credit > full - 10_000, "spent {}", full - credit);
+        lane.adopt();
+        assert_eq!(lane.height(), 45);
     }
 }

@@ -23,6 +23,15 @@
 //! restarts find the lower placements, on others the repair, and which is
 //! known only by running both.
 //!
+//! No stage holds back what it has: a lane planning the coarse level
+//! (see `coarse.rs`) lifts each placement the level below publishes onto
+//! the board as it comes (a [`Relay`]), and hands on what its finer
+//! level's repair lowers every few steps; a lane repairing the whole
+//! problem stops as soon as the board holds a lower placement, and takes
+//! that one up. So the other lanes work from the lowest placement known,
+//! and a deadline that falls during a long stage finds its progress, not
+//! its starting point.
+//!
 //! A placement that overdraws its grant runs to its end and the debt is
 //! paid from the next rounds, so nothing is cut short but by the deadline,
 //! and the grants double so that every activity keeps a fair share however
@@ -62,7 +71,7 @@ use core::sync::atomic::Ordering;
 pub(crate) use board::{Board, Incumbent};
 use lane::Lane;
 pub(crate) use lane::{CoarseSolve, Exact, ExactRound};
-pub(crate) use work::{Goal, Work};
+pub(crate) use work::{Goal, Relay, Work};
 
 use crate::deadline::Stop;
 

@@ -21,6 +21,12 @@ pub(super) const EXACT_NODES: u64 = 100_000;
 
 use crate::deadline::LateBound;
 
+/// Where a plan one level down hands each placement it publishes, while
+/// it runs: the level above lifts it and publishes it there, so that its
+/// other lanes take it up at once rather than when the level below ends.
+/// It receives the placement's offsets and height.
+pub(crate) type Relay<'r> = dyn Fn(&[i64], i64) + Sync + 'r;
+
 /// A problem and its layout, shared by the lanes of one plan.
 pub(crate) struct Work<'a> {
     pub(crate) problem: &'a Problem,
@@ -44,6 +50,9 @@ pub(crate) struct Work<'a> {
     /// [`crate::heuristic::online_at_once`]): the board starts with it
     /// and no lane runs that variant again.
     pub(crate) at_once: Option<Best>,
+    /// For a plan one level down: where the board hands each placement it
+    /// publishes (see [`Relay`]).
+    pub(crate) relay: Option<&'a Relay<'a>>,
 }
 
 impl<'a> Work<'a> {
@@ -81,6 +90,7 @@ impl<'a> Work<'a> {
             lower_bound,
             grain,
             at_once: None,
+            relay: None,
         })
     }
 
