@@ -28,7 +28,8 @@
 //! `plain` and `perturbed` run a variant in its own order or in a
 //! seeded perturbation of it; `Repair` lowers a placement's peak a
 //! window at a time; `coarsen` plans a coarser problem whose placements
-//! are the original's. On a conflict graph (separated kernels), `tabu`
+//! are the original's; `heavy` sets apart the buffers that hold most of
+//! the memory, to be placed first. On a conflict graph (separated kernels), `tabu`
 //! and `graph_walk` are the planner's walks toward a capacity. The scheduler under [`crate::plan()`] decides which runs
 //! when.
 
@@ -36,6 +37,7 @@ pub(crate) mod coarsen;
 mod gapfill;
 #[cfg(feature = "constraints")]
 mod graph_walk;
+pub(crate) mod heavy;
 mod layout;
 mod occupancy;
 mod online;

@@ -23,16 +23,40 @@ impl Layout {
         limit: i64,
         poll: &mut Poll<'_>,
     ) -> Result<Option<(Vec<i64>, i64)>, Stop> {
+        self.place_around(variant, order, &[], limit, poll)
+    }
+
+    /// [`Layout::place`] around buffers `placed` already (one piece each,
+    /// free, at the offsets given, none of them in `order`): they go in
+    /// as fixed buffers do, the rest around them. Only the online and the
+    /// hole-filling strategies take such buffers (`placed` empty for the
+    /// others).
+    pub(crate) fn place_around(
+        &self,
+        variant: Variant,
+        order: &[u32],
+        placed: &[(u32, i64)],
+        limit: i64,
+        poll: &mut Poll<'_>,
+    ) -> Result<Option<(Vec<i64>, i64)>, Stop> {
         let mut offsets = vec![0i64; self.len()];
+        let around = !placed.is_empty();
         let whole = match variant.strategy {
-            Strategy::Skyline => self.skyline(order, limit, &mut offsets, poll)?,
-            Strategy::GapFill => self.gap_fill(order, limit, &mut offsets, poll)?,
+            Strategy::Skyline if !around => self.skyline(order, limit, &mut offsets, poll)?,
+            Strategy::GapFill if !around => self.gap_fill(order, limit, &mut offsets, poll)?,
+            Strategy::Skyline | Strategy::GapFill => {
+                debug_assert!(false, "{variant:?} places nothing around buffers placed");
+                false
+            }
             Strategy::Online => {
                 // Cheap enough to finish: its height is checked at the end.
-                self.online(order, variant.depth, &mut offsets, poll)?;
+                self.online(order, (variant.depth, placed), &mut offsets, poll)?;
                 true
             }
-            s => self.fill_holes(s == Strategy::BestFit, order, limit, &mut offsets, poll)?,
+            s => {
+                let best = s == Strategy::BestFit;
+                self.fill_holes(best, (order, placed), limit, &mut offsets, poll)?
+            }
         };
         let height = (0..self.len())
             .map(|b| offsets[b].saturating_add(self.size[b]))
@@ -79,20 +103,25 @@ impl Layout {
     }
 
     /// Whether it placed every buffer (else one's top went above `limit`).
+    /// The fixed buffers first, then those `placed` already, each where
+    /// it is; then `order`'s.
     fn fill_holes(
         &self,
         best: bool,
-        order: &[u32],
+        (order, placed): (&[u32], &[(u32, i64)]),
         limit: i64,
         offsets: &mut [i64],
         poll: &mut Poll<'_>,
     ) -> Result<bool, Stop> {
         let mut occ = Occupancy::new(self.times);
         let mut scratch = Scratch::default();
-        let fixed = (0..self.len() as u32).filter(|&b| self.fixed[b as usize].is_some());
-        for b in fixed.chain(order.iter().copied()) {
+        let fixed = (0..self.len() as u32).filter_map(|b| Some((b, self.fixed[b as usize]?)));
+        let given = fixed
+            .chain(placed.iter().copied())
+            .map(|(b, at)| (b, Some(at)));
+        for (b, at) in given.chain(order.iter().map(|&b| (b, None))) {
             let b = b as usize;
-            let offset = match self.fixed[b] {
+            let offset = match at {
                 Some(f) => Ok(f),
                 None => self.lowest_free(&mut occ, None, b, best, &mut scratch, poll),
             };

@@ -69,7 +69,10 @@ pub(super) fn one_level_down(
     })
 }
 
-fn minimize_level(work: &Work<'_>, coarse: Option<&schedule::CoarseSolve<'_>>) -> Outcome {
+pub(super) fn minimize_level(
+    work: &Work<'_>,
+    coarse: Option<&schedule::CoarseSolve<'_>>,
+) -> Outcome {
     let capacity = work.problem.capacity();
     let lower = work.lower_bound;
     let mut outcome = Outcome::empty(lower);

@@ -61,6 +61,10 @@ pub enum Source {
     /// exactly merged into rectangles), lifted back.
     #[cfg(feature = "heuristics")]
     Coarsened,
+    /// The heaviest buffers placed as a problem of their own, the rest
+    /// around them (see `heuristic::heavy`).
+    #[cfg(feature = "heuristics")]
+    Heaviest,
     /// The walk over orders on a separated kernel's conflict graph.
     #[cfg(feature = "heuristics")]
     Walked,
@@ -93,6 +97,8 @@ impl fmt::Display for Source {
             Source::Priced => f.write_str("priced search"),
             #[cfg(feature = "heuristics")]
             Source::Coarsened => f.write_str("coarsened problem"),
+            #[cfg(feature = "heuristics")]
+            Source::Heaviest => f.write_str("heaviest buffers first"),
         }
     }
 }

@@ -89,11 +89,14 @@ impl Layout {
     /// Places the free buffers of `order` (sorted by start) online; with
     /// `depth`, the long-lived ones among them (see
     /// [`super::Variant::depth`]) first, first-fit in start order, as a
-    /// layer the others then see as fixed.
+    /// layer the others then see as fixed. Buffers `placed` already (one
+    /// piece each, free, none of them in `order`) are that layer instead,
+    /// at their offsets, and `depth` is not read: entering the live set
+    /// as they start, they leave the others the holes they really leave.
     pub(crate) fn online(
         &self,
         order: &[u32],
-        depth: u8,
+        (depth, placed): (u8, &[(u32, i64)]),
         offsets: &mut [i64],
         poll: &mut Poll<'_>,
     ) -> Result<(), Stop> {
@@ -105,7 +108,14 @@ impl Layout {
             // is in use only in pieces: it stays out of the layer.
             e.end - e.first >= long && pieces.len() == 1 && pieces[0].lower == 0
         };
-        let layer: Vec<u32> = order.iter().copied().filter(|&b| in_layer(b)).collect();
+        let layer: Vec<u32> = match placed {
+            [] => order.iter().copied().filter(|&b| in_layer(b)).collect(),
+            _ => {
+                let mut layer: Vec<u32> = placed.iter().map(|&(b, _)| b).collect();
+                layer.sort_unstable_by_key(|&b| (self.extent[b as usize].first, b));
+                layer
+            }
+        };
         let fixed: Vec<u32> = (0..self.len() as u32)
             .filter(|&b| self.fixed[b as usize].is_some())
             .collect();
@@ -139,9 +149,16 @@ impl Layout {
             offsets[b as usize] = f;
         }
         let any_held = !fixed.is_empty();
-        // The layer first, online among itself, then the rest online
-        // around it; the layer enters the live set at its offsets.
-        self.online_pass(&layer, &[], &mut held, &time, any_held, offsets, poll)?;
+        // The layer first, online among itself (or where it was placed),
+        // then the rest online around it; the layer enters the live set at
+        // its offsets.
+        if placed.is_empty() {
+            self.online_pass(&layer, &[], &mut held, &time, any_held, offsets, poll)?;
+        }
+        for &(b, at) in placed {
+            debug_assert!(self.one_piece(b as usize) && self.fixed[b as usize].is_none());
+            offsets[b as usize] = at;
+        }
         for &b in &layer {
             let first = self.extent[b as usize].first;
             let (f, t) = LocalTime::map(Some(&time), first, first + 1);
@@ -149,7 +166,7 @@ impl Layout {
             held.insert(f, t, at, at + self.size[b as usize]);
             poll.tick(16)?;
         }
-        let rest: Vec<u32> = if layer.is_empty() {
+        let rest: Vec<u32> = if layer.is_empty() || !placed.is_empty() {
             order.to_vec()
         } else {
             order.iter().copied().filter(|&b| !in_layer(b)).collect()

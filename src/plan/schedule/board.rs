@@ -93,6 +93,10 @@ pub(crate) struct Board {
     /// [`crate::heuristic::coarsen`]), which runs once, after the strategies'
     /// plain orders.
     pub(super) coarse_taken: AtomicBool,
+    /// Set when a lane has taken the heaviest buffers first (see
+    /// [`crate::heuristic::heavy`]), which runs once, after the coarse
+    /// level is taken.
+    pub(super) heavy_taken: AtomicBool,
     /// The last perturbed restart number handed out.
     pub(super) next_restart: AtomicU64,
     /// Perturbed restarts placed in full (the figure an outcome reports).
@@ -123,6 +127,7 @@ impl Board {
             one_tree: work.layout.len() > ONE_TREE_ABOVE,
             plain_done: AtomicUsize::new(0),
             coarse_taken: AtomicBool::new(false),
+            heavy_taken: AtomicBool::new(false),
             next_restart: AtomicU64::new(0),
             restarts: AtomicU64::new(0),
             height: AtomicI64::new(i64::MAX),
@@ -156,12 +161,13 @@ impl Board {
         !self.late_taken.swap(true, Ordering::Relaxed)
     }
 
-    /// Whether any of the first `upto` plain orders, or the coarse level,
-    /// is still to run.
+    /// Whether any of the first `upto` plain orders, the coarse level or
+    /// the heaviest buffers first is still to run.
     pub(super) fn plain_left(&self, upto: usize) -> bool {
         self.next_plain.load(Ordering::Relaxed) < upto
             || self.deferred.with(|d| d.iter().any(|&i| i < upto))
             || !self.coarse_taken.load(Ordering::Relaxed)
+            || !self.heavy_taken.load(Ordering::Relaxed)
     }
 
     /// Whether the caller takes the coarse level now: once the
@@ -175,6 +181,16 @@ impl Board {
         };
         due && !self.coarse_taken.load(Ordering::Relaxed)
             && !self.coarse_taken.swap(true, Ordering::Relaxed)
+    }
+
+    /// Whether the caller takes the heaviest buffers first now: once the
+    /// coarse level is taken (see [`Board::take_coarse`]); with other
+    /// lanes, then by another lane than the coarse level's, and the two
+    /// run side by side.
+    pub(super) fn take_heavy(&self) -> bool {
+        self.coarse_taken.load(Ordering::Relaxed)
+            && !self.heavy_taken.load(Ordering::Relaxed)
+            && !self.heavy_taken.swap(true, Ordering::Relaxed)
     }
 
     /// The next plain order to run, and whether the caller now holds

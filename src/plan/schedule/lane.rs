@@ -264,6 +264,12 @@ impl<'w, 'a> Lane<'w, 'a> {
         if self.board.take_coarse(self.work.primary, self.lanes > 1) {
             return Some(self.coarse(&mut poll).map(|()| poll.used().max(1)));
         }
+        // The heaviest buffers first comes next, beside the coarse level
+        // where there are other lanes (as cheap to start, and on some
+        // families what counts).
+        if self.board.take_heavy() {
+            return Some(self.heavy(&mut poll).map(|()| poll.used().max(1)));
+        }
         let placed = if let Some((i, holes)) = self.board.claim_plain(variants) {
             // Stopped once it reaches the lowest plain height finished: it
             // could only end there or higher, so the portfolio, which has

@@ -10,9 +10,10 @@
 //!    than the rest of the lane's work earns it (see `turns.rs`);
 //! 2. placements: first every strategy's plain order, cheapest first,
 //!    claimed from a counter the lanes share (so they spread over the
-//!    cores), all in round 0; then the other variants' plain orders (the
-//!    deeper layers), then perturbed restarts of the variants ranked by
-//!    their plain heights;
+//!    cores), all in round 0; the coarse level (see `coarse.rs`) and the
+//!    heaviest buffers first (see `heavy.rs`), each once, by one lane;
+//!    then the other variants' plain orders (the deeper layers), then
+//!    perturbed restarts of the variants ranked by their plain heights;
 //! 3. local repair of the lane's best placement (see
 //!    [`crate::heuristic::Repair`]), a step costing about the buffers near
 //!    the peak, not the whole problem.
@@ -62,6 +63,7 @@
 
 mod board;
 mod coarse;
+mod heavy;
 mod lane;
 mod turns;
 mod work;
