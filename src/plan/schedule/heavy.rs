@@ -3,7 +3,7 @@
 //! own plan one level down, whose exact search places a few hundred
 //! buffers at or near their bound), every other buffer placed around
 //! that placement; then twice as many heavy buffers, and so on while the
-//! placement around them keeps getting lower.
+//! placements around them keep getting lower.
 
 use core::sync::atomic::Ordering;
 use core::time::Duration;
@@ -19,6 +19,10 @@ use crate::plan::options::Source;
 /// many. Fewer leave the heaviest layer to the plain order around them;
 /// many more, and the exact search no longer reaches their bound.
 const FIRST_HEAVY: usize = 256;
+
+/// Heavy problems in a row whose online placement lowers nothing before
+/// the series ends.
+const MISSES: u32 = 2;
 
 /// The share of the time left that one heavy problem's plan may take
 /// beside other lanes (most end at their bound long before).
@@ -38,10 +42,11 @@ impl Lane<'_, '_> {
     /// around each placement (O(log n) a buffer, at any size), and where
     /// that is the lowest online placement yet, first-fit too (dearer,
     /// most often lower; cut once it reaches the lowest height known),
-    /// each offered. The series ends at the first heavy problem whose
-    /// online placement is no lower than the online strategy's plain
-    /// order or the heavy problem's before it: there a heavy layer is not
-    /// what decides the height, or a larger one packs worse.
+    /// each offered. The series ends at once where the first heavy
+    /// problem's online placement is no lower than the online strategy's
+    /// plain order (a heavy layer is not what decides the height there),
+    /// else at the [`MISSES`]th heavy problem in a row whose online
+    /// placement is no lower than the lowest before it.
     pub(super) fn heavy(&mut self, poll: &mut Poll<'_>) -> Result<(), Stop> {
         let (Some(solve), Some(_)) = (self.coarse_solve, self.deadline.remaining()) else {
             return Ok(());
@@ -55,7 +60,7 @@ impl Lane<'_, '_> {
             Some(&first) if first == online => self.board.plain_heights[0].load(Ordering::Relaxed),
             _ => i64::MAX,
         };
-        let mut k = FIRST_HEAVY;
+        let (mut k, mut misses) = (FIRST_HEAVY, 0);
         while let Some(heavy) = Heavy::new(self.work.problem, layout, k, poll)? {
             let allowed = match self.lanes {
                 1 => self.deadline.elapsed().max(HEAVY_FLOOR),
@@ -78,10 +83,20 @@ impl Lane<'_, '_> {
                 height,
                 source: Source::Heaviest,
             });
+            k = 2 * heavy.len();
+            // A first heavy problem that does not lower the plain order:
+            // a heavy layer is not what decides the height here. Later, a
+            // larger one may pack worse (its plan further from its bound)
+            // and the next one better again: the series ends at the
+            // second in a row that lowers nothing.
             if height >= lowest {
-                return Ok(());
+                misses += 1;
+                if misses == MISSES || heavy.len() == FIRST_HEAVY {
+                    return Ok(());
+                }
+                continue;
             }
-            lowest = height;
+            (lowest, misses) = (height, 0);
             // First-fit only where the lanes may each build a tree: above
             // that size it costs seconds, and the one tree at a time is
             // the plain orders' (see `Board::claim_plain`).
@@ -99,7 +114,6 @@ impl Lane<'_, '_> {
                     });
                 }
             }
-            k = 2 * heavy.len();
         }
         Ok(())
     }
@@ -113,54 +127,75 @@ mod tests {
     use crate::deadline::Deadline;
     use crate::gen::{generate_problem, Family, Spec};
     use crate::heuristic::Best;
+    use crate::model::buffer::Buffer;
     use crate::model::problem::Problem;
     use crate::model::solution::{validate, Solution};
     use crate::plan::minimize::{minimize_level, one_level_down};
     use crate::plan::options::Options;
+    use core::sync::atomic::AtomicUsize;
 
-    /// Where a thin layer of large long-lived buffers decides the height
-    /// (sizes independent of lifetimes, buffers issued in program order),
-    /// the heaviest buffers first ends below the online strategy's plain
-    /// order, which it is measured against, with a valid placement; one
-    /// lane, each heavy plan one level down on one lane too.
-    #[test]
-    fn the_heaviest_buffers_first_lower_the_online_order_where_they_decide() {
-        let spec = Spec {
-            family: Family::Issued,
-            ..Spec::new(3_000, 1)
-        };
-        let problem = generate_problem(spec).unwrap();
+    /// What the heaviest buffers first leaves on the board of a one-lane
+    /// plan of `problem` (each heavy plan one level down on one lane
+    /// too), the online strategy's plain height it starts from, and how
+    /// many heavy problems it planned.
+    fn heaviest_first(problem: &Problem) -> (Incumbent, i64, usize) {
         let options = Options {
             threads: 1,
             ..Options::default()
         };
-        let minute = core::time::Duration::from_secs(60);
+        let minute = Duration::from_secs(60);
         let deadline = Deadline::after(minute);
-        let mut work = Work::new(&problem, &options, Deadline::after(minute), 0, None).unwrap();
+        let mut work = Work::new(problem, &options, Deadline::after(minute), 0, None).unwrap();
         let online = Variant::plain(Strategy::Online);
         assert_eq!(work.variants.first(), Some(&online));
         let mut poll = Poll::new(&deadline, u64::MAX);
         let plain: Best = crate::heuristic::plain(&work.layout, online, i64::MAX, &mut poll)
             .unwrap()
             .unwrap();
-        work.at_once = Some(plain.clone());
+        let plain_height = plain.height;
+        work.at_once = Some(plain);
+        let planned = AtomicUsize::new(0);
         let solve = |heavy: &Problem, deadline: Deadline<'_>, relay: &Relay<'_>| {
+            planned.fetch_add(1, Ordering::Relaxed);
             one_level_down(&work, heavy, (deadline, relay), minimize_level)
         };
         let board = Board::new(&work, work.lower_bound);
         let mut lane = Lane::new(&work, &board, &deadline, 0, 1, Some(&solve));
         lane.heavy(&mut poll).unwrap();
         let best = board.best.with(|b| b.clone()).unwrap();
-        assert_eq!(best.source, Source::Heaviest);
-        assert!(
-            best.height < plain.height,
-            "{} against {}",
-            best.height,
-            plain.height
-        );
         let solution = Solution {
-            offsets: best.offsets,
+            offsets: best.offsets.clone(),
         };
-        assert_eq!(validate(&problem, &solution), Ok(()));
+        assert_eq!(validate(problem, &solution), Ok(()));
+        (best, plain_height, planned.into_inner())
+    }
+
+    /// Where a thin layer of large long-lived buffers decides the height
+    /// (sizes independent of lifetimes, buffers issued in program order),
+    /// the heaviest buffers first ends below the online strategy's plain
+    /// order, which it is measured against, with a valid placement.
+    #[test]
+    fn the_heaviest_buffers_first_lower_the_online_order_where_they_decide() {
+        let spec = Spec {
+            family: Family::Issued,
+            ..Spec::new(3_000, 1)
+        };
+        let (best, plain, planned) = heaviest_first(&generate_problem(spec).unwrap());
+        assert_eq!(best.source, Source::Heaviest);
+        assert!(best.height < plain, "{} against {plain}", best.height);
+        assert!(planned >= 2, "{planned}");
+    }
+
+    /// Where the online order is already at the max load (one buffer alive
+    /// at a time), nothing placed around a heavy problem can be lower, and
+    /// the series ends after the first: one heavy plan, not a series of
+    /// them spending the lane's time.
+    #[test]
+    fn the_series_ends_at_once_where_a_heavy_layer_lowers_nothing() {
+        let buffers = (0..3_000).map(|i| Buffer::new("", i, i + 1, 10)).collect();
+        let problem = Problem::new(i64::MAX, buffers).unwrap();
+        let (best, plain, planned) = heaviest_first(&problem);
+        assert_eq!((best.height, plain), (10, 10));
+        assert_eq!(planned, 1);
     }
 }
