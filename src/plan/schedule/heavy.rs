@@ -121,6 +121,8 @@ impl Lane<'_, '_> {
 
 #[cfg(all(test, feature = "std", feature = "gen"))]
 mod tests {
+    extern crate std;
+
     use super::super::board::Board;
     use super::super::work::{Relay, Work};
     use super::*;
@@ -134,6 +136,19 @@ mod tests {
     use crate::plan::options::Options;
     use core::sync::atomic::AtomicUsize;
 
+    /// A clock that reads the work done, not the time (each read moves it
+    /// 20 microseconds on), one per test thread: the heavy plans' time
+    /// (as long as the plan has run) is then the same on a loaded
+    /// machine as on a quiet one, and so is what the series places. One
+    /// lane runs on the test's own thread, its plans one level down too.
+    fn counting_clock() -> u64 {
+        std::thread_local!(static READS: core::cell::Cell<u64> = const { core::cell::Cell::new(0) });
+        READS.with(|r| {
+            r.set(r.get() + 1);
+            r.get() * 20_000
+        })
+    }
+
     /// What the heaviest buffers first leaves on the board of a one-lane
     /// plan of `problem` (each heavy plan one level down on one lane
     /// too), the online strategy's plain height it starts from, and how
@@ -141,11 +156,13 @@ mod tests {
     fn heaviest_first(problem: &Problem) -> (Incumbent, i64, usize) {
         let options = Options {
             threads: 1,
+            clock: Some(counting_clock),
             ..Options::default()
         };
-        let minute = Duration::from_secs(60);
-        let deadline = Deadline::after(minute);
-        let mut work = Work::new(problem, &options, Deadline::after(minute), 0, None).unwrap();
+        let minute = Some(Duration::from_secs(60));
+        let deadline = Deadline::new(Some(counting_clock), minute, None);
+        let timed = Deadline::new(Some(counting_clock), minute, None);
+        let mut work = Work::new(problem, &options, timed, 0, None).unwrap();
         let online = Variant::plain(Strategy::Online);
         assert_eq!(work.variants.first(), Some(&online));
         let mut poll = Poll::new(&deadline, u64::MAX);
