@@ -161,6 +161,14 @@ impl Board {
         !self.late_taken.swap(true, Ordering::Relaxed)
     }
 
+    /// Whether every plain order that fills no holes (cheaper than those
+    /// that do) has been claimed: the next in line fills holes, or none
+    /// is left.
+    fn cheap_plain_out(&self, variants: &[Variant]) -> bool {
+        let next = self.next_plain.load(Ordering::Relaxed);
+        variants.get(next).is_none_or(|v| v.strategy.fills_holes())
+    }
+
     /// Whether any of the first `upto` plain orders, the coarse level or
     /// the heaviest buffers first is still to run.
     pub(super) fn plain_left(&self, upto: usize) -> bool {
@@ -186,9 +194,15 @@ impl Board {
     /// Whether the caller takes the heaviest buffers first now: once the
     /// coarse level is taken (see [`Board::take_coarse`]); with other
     /// lanes, then by another lane than the coarse level's, and the two
-    /// run side by side.
-    pub(super) fn take_heavy(&self) -> bool {
+    /// run side by side. Where the lanes each build a tree, only once the
+    /// plain orders that fill no holes are claimed too: the stage's
+    /// first-fit costs what those that fill holes do, and a cheap plain
+    /// order (gap-fill on a zero-waste packing) may lead; on a busy
+    /// machine it must not wait behind the stage. Above that size the
+    /// stage places online only and goes first.
+    pub(super) fn take_heavy(&self, variants: &[Variant]) -> bool {
         self.coarse_taken.load(Ordering::Relaxed)
+            && (self.one_tree || self.cheap_plain_out(variants))
             && !self.heavy_taken.load(Ordering::Relaxed)
             && !self.heavy_taken.swap(true, Ordering::Relaxed)
     }
@@ -275,5 +289,54 @@ impl Board {
             Goal::Fit(capacity) => (placed && height <= capacity) || lower > capacity,
             Goal::Minimize => placed && height <= lower,
         }
+    }
+}
+
+#[cfg(all(test, feature = "std", feature = "gen"))]
+mod tests {
+    use super::*;
+    use crate::deadline::Deadline;
+    use crate::gen::{generate_problem, Family, Spec};
+    use crate::plan::options::Options;
+
+    /// The heaviest buffers first is taken once, after the coarse level
+    /// is, and (below the size where the lanes share one tree) not before
+    /// every plain order that fills no holes is claimed, or every plain
+    /// order is.
+    #[test]
+    fn the_heavy_stage_waits_for_the_plain_orders_that_fill_no_holes() {
+        let spec = Spec {
+            family: Family::Issued,
+            ..Spec::new(3_000, 1)
+        };
+        let problem = generate_problem(spec).unwrap();
+        let options = Options::default();
+        let work = Work::new(&problem, &options, Deadline::none(), 0, None).unwrap();
+        let board = Board::new(&work, work.lower_bound);
+        assert!(!board.one_tree);
+        let variants = &work.variants;
+        let first_dear = variants
+            .iter()
+            .position(|v| v.strategy.fills_holes())
+            .unwrap();
+        assert!(first_dear >= 2, "{variants:?}");
+        board.next_plain.store(first_dear, Ordering::Relaxed);
+        assert!(!board.take_heavy(variants), "before the coarse level");
+        board.coarse_taken.store(true, Ordering::Relaxed);
+        for next in 0..first_dear {
+            board.next_plain.store(next, Ordering::Relaxed);
+            assert!(
+                !board.take_heavy(variants),
+                "{:?} still to run",
+                variants[next]
+            );
+        }
+        board.next_plain.store(first_dear, Ordering::Relaxed);
+        assert!(board.take_heavy(variants));
+        assert!(!board.take_heavy(variants), "taken twice");
+        // With every plain order claimed, as on one lane.
+        board.heavy_taken.store(false, Ordering::Relaxed);
+        board.next_plain.store(variants.len(), Ordering::Relaxed);
+        assert!(board.take_heavy(variants), "every plain order claimed");
     }
 }

@@ -265,9 +265,9 @@ impl<'w, 'a> Lane<'w, 'a> {
             return Some(self.coarse(&mut poll).map(|()| poll.used().max(1)));
         }
         // The heaviest buffers first comes next, beside the coarse level
-        // where there are other lanes (as cheap to start, and on some
-        // families what counts).
-        if self.board.take_heavy() {
+        // where there are other lanes (on some families what counts),
+        // once the cheaper plain orders are out (see `Board::take_heavy`).
+        if self.board.take_heavy(variants) {
             return Some(self.heavy(&mut poll).map(|()| poll.used().max(1)));
         }
         let placed = if let Some((i, holes)) = self.board.claim_plain(variants) {
