@@ -353,9 +353,9 @@ static void test_objective_and_strategies(const char *long_csv, int64_t long_cap
   assert(minimalloc_options_set_objective(o, (minimalloc_objective)7) ==
          MINIMALLOC_STATUS_INVALID_ARGUMENT);
   assert(has(minimalloc_options_last_error(o), "unknown objective 7"));
-  assert(minimalloc_options_set_strategy(o, (minimalloc_strategy)9) ==
+  assert(minimalloc_options_set_strategy(o, (minimalloc_strategy)10) ==
          MINIMALLOC_STATUS_INVALID_ARGUMENT);
-  assert(has(minimalloc_options_last_error(o), "unknown strategy 9"));
+  assert(has(minimalloc_options_last_error(o), "unknown strategy 10"));
   assert(minimalloc_options_set_strategy(o, (minimalloc_strategy)-1) ==
          MINIMALLOC_STATUS_INVALID_ARGUMENT);
   /* Fitting reports the max load as its lower bound. */
@@ -385,7 +385,7 @@ static void test_objective_and_strategies(const char *long_csv, int64_t long_cap
   minimalloc_solution_free(s);
   /* Each heuristic alone, with restarts on two threads: valid, and the
    * same offsets for the same seed on one thread. */
-  for (strategy = MINIMALLOC_STRATEGY_SKYLINE; strategy <= MINIMALLOC_STRATEGY_GAP_FILL;
+  for (strategy = MINIMALLOC_STRATEGY_SKYLINE; strategy <= MINIMALLOC_STRATEGY_COALESCING;
        strategy++) {
     assert(minimalloc_options_set_strategy(o, (minimalloc_strategy)strategy) ==
            MINIMALLOC_STATUS_OK);

@@ -183,6 +183,14 @@ typedef enum minimalloc_strategy {
    * With fixed buffers or gaps, that order on top of the skyline.
    */
   MINIMALLOC_STRATEGY_GAP_FILL = 8,
+  /**
+   * Only the coalescing placement: online, but among the few smallest
+   * holes the one (and the side of it) whose neighbour ends nearest
+   * the buffer's own end, so that buffers ending together free one
+   * hole; a little dearer than online, often lower where lifetimes
+   * and sizes are unrelated. Its variants are online's layers.
+   */
+  MINIMALLOC_STRATEGY_COALESCING = 9,
 } minimalloc_strategy;
 
 /**

@@ -39,7 +39,7 @@ def test_the_paper_example_fits_12_and_not_11():
 
 def test_minimising_proves_the_max_load():
     lower, upper, size = PAPER
-    for strategy in ["auto", "exact", "online", "skyline", "first-fit", "best-fit", "big-rocks", "layered", "gap-fill"]:
+    for strategy in ["auto", "exact", "online", "skyline", "first-fit", "best-fit", "big-rocks", "layered", "gap-fill", "coalescing"]:
         r = minimalloc.plan(lower, upper, size, minimize=True, strategy=strategy, seed=3)
         assert r.solved, strategy
         assert check_placement(lower, upper, size, r.offsets) == r.height

@@ -155,6 +155,8 @@ fn method(code: u64) -> Method {
         7 => Method::Heuristic(Strategy::Layered),
         #[cfg(feature = "heuristics")]
         8 => Method::Heuristic(Strategy::GapFill),
+        #[cfg(feature = "heuristics")]
+        9 => Method::Heuristic(Strategy::Coalescing),
         _ => Method::Auto,
     }
 }

@@ -20,7 +20,7 @@ impl Layout {
         mut noise: Option<(&mut Rng, f64)>,
         poll: &mut Poll<'_>,
     ) -> Result<Vec<u32>, Stop> {
-        if variant.strategy == Strategy::Online {
+        if variant.strategy.is_online() {
             return self.online_order(noise, poll);
         }
         let n = self.len();
@@ -69,7 +69,7 @@ impl Layout {
                 // The longest-lived first: among buffers that start together
                 // the one that reaches furthest fills most of a run.
                 Strategy::GapFill => (self.lived_slots(b) as f64, size as i128, 0),
-                Strategy::Online => unreachable!("ordered by online_order"),
+                Strategy::Online | Strategy::Coalescing => unreachable!("ordered by online_order"),
             };
             keys.push((
                 total_order(-(primary * factor())),

@@ -48,9 +48,11 @@ impl Layout {
                 debug_assert!(false, "{variant:?} places nothing around buffers placed");
                 false
             }
-            Strategy::Online => {
+            Strategy::Online | Strategy::Coalescing => {
                 // Cheap enough to finish: its height is checked at the end.
-                self.online(order, (variant.depth, placed), &mut offsets, poll)?;
+                let coalescing = variant.strategy == Strategy::Coalescing;
+                let how = (variant.depth, placed, coalescing);
+                self.online(order, how, &mut offsets, poll)?;
                 true
             }
             s => {
@@ -282,7 +284,7 @@ mod tests {
                     // the first buffer (the online strategy, cheap, only
                     // checks at the end).
                     let free = (0..n).filter(|&b| layout.fixed[b].is_none()).count();
-                    if strategy != Strategy::Online && free >= 2 && layout.fixed_top == 0 {
+                    if !strategy.is_online() && free >= 2 && layout.fixed_top == 0 {
                         let work = |limit: i64, poll: &mut Poll<'_>| {
                             let from = poll.used();
                             layout.place(variant, &order, limit, poll).unwrap();

@@ -18,6 +18,11 @@ pub enum Strategy {
     BigRocks,
     /// By start time, smallest hole among the buffers alive then.
     Online,
+    /// By start time, as online, but among the few smallest holes the
+    /// one, and the side of it, whose neighbour ends nearest the buffer's
+    /// own end (traded against the hole's waste): buffers that end
+    /// together free one hole, not two.
+    Coalescing,
     /// The long-lived buffers first, in start order (a stack, as nested
     /// lifetimes want), then the others by decreasing size; first-fit.
     Layered,
@@ -29,8 +34,9 @@ pub enum Strategy {
 
 impl Strategy {
     /// All strategies, cheapest to run first.
-    pub const ALL: [Strategy; 7] = [
+    pub const ALL: [Strategy; 8] = [
         Strategy::Online,
+        Strategy::Coalescing,
         Strategy::Skyline,
         Strategy::GapFill,
         Strategy::FirstFit,
@@ -47,9 +53,16 @@ impl Strategy {
             Strategy::Skyline => "skyline",
             Strategy::BigRocks => "big-rocks",
             Strategy::Online => "online",
+            Strategy::Coalescing => "coalescing",
             Strategy::Layered => "layered",
             Strategy::GapFill => "gap-fill",
         }
+    }
+
+    /// Whether it places buffers in start order among the buffers alive
+    /// then (and so costs little more than sorting them).
+    pub(crate) fn is_online(self) -> bool {
+        matches!(self, Strategy::Online | Strategy::Coalescing)
     }
 
     /// Whether it places buffers into the holes of a segment tree of
@@ -67,7 +80,7 @@ impl Strategy {
     /// time), since which depth suits a problem is found only by trying.
     pub fn variants(self) -> impl Iterator<Item = Variant> {
         let depths = match self {
-            Strategy::Online => 0..=LAYER_DEPTHS,
+            Strategy::Online | Strategy::Coalescing => 0..=LAYER_DEPTHS,
             Strategy::Layered => 1..=LAYER_DEPTHS,
             _ => 0..=0,
         };
@@ -117,7 +130,7 @@ impl fmt::Display for BadStrategy {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         crate::base::text::fill(
             f,
-            "unknown heuristic \"{}\": use first-fit, best-fit, skyline, big-rocks, online, layered or gap-fill",
+            "unknown heuristic \"{}\": use first-fit, best-fit, skyline, big-rocks, online, coalescing, layered or gap-fill",
             &[crate::base::text::Arg::S(&self.0)],
         )
     }

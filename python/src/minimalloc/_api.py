@@ -62,6 +62,7 @@ _STRATEGIES = {
     "online": lib.MINIMALLOC_STRATEGY_ONLINE,
     "layered": lib.MINIMALLOC_STRATEGY_LAYERED,
     "gap-fill": lib.MINIMALLOC_STRATEGY_GAP_FILL,
+    "coalescing": lib.MINIMALLOC_STRATEGY_COALESCING,
 }
 
 
@@ -743,7 +744,8 @@ def plan(
     improving restarts reproducible; ``threads`` is how many threads they
     may use (default 1, 0 for every core); ``base`` is added to every
     offset; ``strategy`` is "auto", "exact" or one heuristic ("online",
-    "skyline", "first-fit", "best-fit", "big-rocks", "layered", "gap-fill");
+    "skyline", "first-fit", "best-fit", "big-rocks", "layered", "gap-fill",
+    "coalescing");
     ``cancel`` stops the solve from another thread. Ctrl-C cancels too and
     raises KeyboardInterrupt.
 

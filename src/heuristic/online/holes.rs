@@ -171,6 +171,26 @@ impl Holes {
         in_own.or_else(|| self.next_class(c).map(|d| self.classes[d][0]))
     }
 
+    /// Up to `k` of the least holes of at least `size` into `out` (in no
+    /// order): the classes from `size`'s up, until `k` are found or a few
+    /// times `k` holes were read.
+    pub(super) fn smallest_few(&self, size: i64, k: usize, out: &mut Vec<Hole>) {
+        out.clear();
+        let (mut next, mut read) = (Some(class_of(size)), 0);
+        while let Some(d) = next {
+            out.extend(self.classes[d].iter().filter(|h| h.0 >= size));
+            read += self.classes[d].len();
+            if out.len() >= k || read >= 32 * k {
+                break;
+            }
+            next = self.next_class(d);
+        }
+        if out.len() > k {
+            out.select_nth_unstable(k - 1);
+            out.truncate(k);
+        }
+    }
+
     /// Every hole of at least `size`, least first, into `sorted` (for a
     /// buffer the least does not take: an alignment or a fixed buffer in
     /// the way).

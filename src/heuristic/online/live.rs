@@ -42,6 +42,7 @@ pub(super) struct Live {
 struct Interval {
     bottom: i64,
     top: i64,
+    end: u32,
     below: u32,
     above: u32,
 }
@@ -101,9 +102,9 @@ impl Live {
         }
     }
 
-    /// Puts interval `x` at `[at, at + size)`: in `hole`, or above the
-    /// highest interval.
-    pub(super) fn add(&mut self, x: u32, at: i64, size: i64, hole: Option<Hole>) {
+    /// Puts interval `x` at `[at, at + size)`, ending at slot `end`: in
+    /// `hole`, or above the highest interval.
+    pub(super) fn add(&mut self, x: u32, (at, size, end): (i64, i64, u32), hole: Option<Hole>) {
         let under = match hole {
             Some((_, _, under)) => under,
             None => self.highest,
@@ -117,6 +118,7 @@ impl Live {
         let record = Interval {
             bottom: at,
             top: at + size,
+            end,
             below: under,
             above: over,
         };
@@ -186,11 +188,25 @@ impl Live {
     pub(super) fn place(
         &mut self,
         x: u32,
-        size: i64,
-        align: i64,
+        (size, align, end): (i64, i64, u32),
         clear: impl Fn(i64) -> Option<i64>,
         enters: bool,
     ) -> i64 {
+        let (at, hole) = self.choose(size, align, clear);
+        if enters {
+            self.add(x, (at, size, end), hole);
+        }
+        at
+    }
+
+    /// The offset [`Live::place`] chooses for `size`, and its hole
+    /// (`None`: above the highest interval).
+    fn choose(
+        &mut self,
+        size: i64,
+        align: i64,
+        clear: impl Fn(i64) -> Option<i64>,
+    ) -> (i64, Option<Hole>) {
         let fits = |(hole, bottom, _): Hole| -> Option<i64> {
             let mut at = align_up(bottom, align);
             while at + size <= bottom + hole {
@@ -224,11 +240,76 @@ impl Live {
                 (at, None)
             }
         };
-        if enters {
-            self.add(x, at, size, hole);
+        (at, hole)
+    }
+
+    /// Places interval `x` of `size`, which ends at slot `end`, as
+    /// [`Live::place`] does but choosing among the [`COALESCING_HOLES`]
+    /// smallest holes that hold it, and between the bottom and the top of
+    /// each: the least `waste + ends.weight * distance`, where `distance`
+    /// is how many slots apart its end and that of the neighbour it would
+    /// touch are (the floor, and nothing, end at `ends.horizon`). Two
+    /// neighbours that end together leave one hole, where a best fit's
+    /// leftover and a neighbour ending elsewhere leave splinters. Any
+    /// choice is sound: each candidate is free now and clear of `clear`.
+    pub(super) fn place_coalescing(
+        &mut self,
+        x: u32,
+        (size, align, end): (i64, i64, u32),
+        clear: impl Fn(i64) -> Option<i64>,
+        ends: Ends,
+        candidates: &mut Vec<Hole>,
+    ) -> i64 {
+        self.holes.smallest_few(size, COALESCING_HOLES, candidates);
+        let distance = |s: u32| -> f64 {
+            let other = match s {
+                NONE => ends.horizon,
+                s => self.at[s as usize].end,
+            };
+            f64::from(other.abs_diff(end))
+        };
+        let mut best: Option<(f64, i64, Hole)> = None;
+        for &hole in candidates.iter() {
+            let (room, bottom, under) = hole;
+            let over = match under {
+                NONE => self.lowest,
+                u => self.at[u as usize].above,
+            };
+            let waste = (room - size) as f64;
+            let low = align_up(bottom, align);
+            let high = (bottom + room - size).div_euclid(align) * align;
+            for (at, touches) in [(low, under), (high, over)] {
+                if at < low || at + size > bottom + room || clear(at).is_some() {
+                    continue;
+                }
+                let score = waste + ends.weight * distance(touches);
+                if best.is_none_or(|b| score < b.0) {
+                    best = Some((score, at, hole));
+                }
+            }
         }
+        let (at, hole) = match best {
+            Some((_, at, hole)) => (at, Some(hole)),
+            None => self.choose(size, align, clear),
+        };
+        self.add(x, (at, size, end), hole);
         at
     }
+}
+
+/// The holes [`Live::place_coalescing`] weighs: the smallest few, since
+/// a hole much larger than a buffer wastes more than any neighbour's end
+/// can win back.
+const COALESCING_HOLES: usize = 8;
+
+/// What [`Live::place_coalescing`] weighs a neighbour's end by.
+#[derive(Clone, Copy)]
+pub(super) struct Ends {
+    /// Memory a slot of distance between ends costs, against bytes of
+    /// waste.
+    pub(super) weight: f64,
+    /// Where the floor ends (never, in the problem's time).
+    pub(super) horizon: u32,
 }
 
 #[cfg(test)]
@@ -308,6 +389,75 @@ mod tests {
         assert_eq!(live.top(), sorted.last().map_or(0, |s| s.1));
     }
 
+    /// Coalescing places only where memory is free, aligned and clear
+    /// of what `clear` holds, and the holes stay exactly the gaps.
+    #[test]
+    fn coalescing_places_in_free_memory_and_keeps_the_holes() {
+        let mut live = Live::new(3000);
+        let mut seed = 11u64;
+        let mut placed: Vec<(u32, i64, i64)> = Vec::new();
+        let mut candidates = Vec::new();
+        let ends = Ends {
+            weight: 0.5,
+            horizon: 1000,
+        };
+        for step in 0..3000u32 {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            if placed.is_empty() || seed % 3 != 0 {
+                let size = ((seed >> 33) % 300 + 1) as i64;
+                let align = [1, 4, 8][(seed >> 20) as usize % 3];
+                let end = ((seed >> 24) % 1000) as u32;
+                // A band held elsewhere, as fixed buffers are.
+                let clear = |at: i64| (at < 900 && at + size > 600).then_some(900);
+                let at =
+                    live.place_coalescing(step, (size, align, end), clear, ends, &mut candidates);
+                assert_eq!(at % align, 0);
+                assert!(at + size <= 600 || at >= 900, "{at} in the band held");
+                for &(_, b, t) in &placed {
+                    assert!(at + size <= b || t <= at, "{at} overlaps [{b}, {t})");
+                }
+                placed.push((step, at, at + size));
+            } else {
+                let (x, _, _) = placed.swap_remove((seed >> 16) as usize % placed.len());
+                live.remove(x);
+            }
+            check(&mut live, &placed);
+        }
+    }
+
+    /// Of a hole's two sides, coalescing takes the one whose neighbour
+    /// ends when the buffer does; and a hole a little larger, next to a
+    /// neighbour that ends with it, over an exact fit next to one that
+    /// ends far away, once ends weigh enough.
+    #[test]
+    fn coalescing_takes_the_neighbour_that_ends_with_the_buffer() {
+        let mut candidates = Vec::new();
+        let ends = |weight: f64| Ends {
+            weight,
+            horizon: 100,
+        };
+        // [0, 10) ends at 5, [20, 30) at 50: the hole [10, 20).
+        for (end, want) in [(5u32, 10i64), (50, 15)] {
+            let mut live = Live::new(3);
+            live.add(0, (0, 10, 5), None);
+            live.add(1, (20, 10, 50), None);
+            let at = live.place_coalescing(2, (5, 1, end), |_| None, ends(1.0), &mut candidates);
+            assert_eq!(at, want, "ending at {end}");
+        }
+        // Holes [10, 15) (exact, neighbours ending at 90) and [25, 31)
+        // (one byte more, under a neighbour ending at 40).
+        for (weight, want) in [(0.0, 10i64), (1.0, 26)] {
+            let mut live = Live::new(4);
+            live.add(0, (0, 10, 90), None);
+            live.add(1, (15, 10, 90), None);
+            live.add(2, (31, 10, 40), None);
+            let at = live.place_coalescing(3, (5, 1, 40), |_| None, ends(weight), &mut candidates);
+            assert_eq!(at, want, "weight {weight}");
+        }
+    }
+
     #[test]
     fn holes_follow_adds_and_removes() {
         let mut live = Live::new(4000);
@@ -337,7 +487,7 @@ mod tests {
                     Some((h, b, _)) => b + (seed >> 20) as i64 % (h - size + 1),
                     None => live.top() + (seed >> 20) as i64 % [3, 300][(seed >> 40) as usize % 2],
                 };
-                live.add(step, at, size, hole);
+                live.add(step, (at, size, 0), hole);
                 placed.push((step, at, at + size));
             } else {
                 let (x, _, _) = placed.swap_remove((seed >> 16) as usize % placed.len());
