@@ -5,6 +5,7 @@
 //! that placement; then twice as many heavy buffers, and so on while the
 //! placements around them keep getting lower.
 
+use alloc::vec::Vec;
 use core::sync::atomic::Ordering;
 use core::time::Duration;
 
@@ -39,7 +40,8 @@ impl Lane<'_, '_> {
     /// [`FIRST_HEAVY`] buffers and twice as many each time, each planned
     /// in `1 / HEAVY_SHARE` of the time left (with one lane: for as long
     /// as the plan has run, at least [`HEAVY_FLOOR`]); the rest placed online
-    /// around each placement (O(log n) a buffer, at any size), and where
+    /// around each placement, by online's holes and by coalescing's (a
+    /// few holes a buffer, at any size), and where
     /// that is the lowest online placement yet, first-fit too (dearer,
     /// most often lower; cut once it reaches the lowest height known),
     /// each offered. The series ends at once where the first heavy
@@ -52,14 +54,25 @@ impl Lane<'_, '_> {
             return Ok(());
         };
         let layout = &self.work.layout;
-        // The lowest online placement so far: the online strategy's plain
-        // order (the first variant, placed first), then around each heavy
-        // problem.
+        // Around the heavy layer: the online and the coalescing choice of
+        // holes, those of them the method runs (the online one if none).
         let online = Variant::plain(Strategy::Online);
-        let mut lowest = match self.work.variants.first() {
-            Some(&first) if first == online => self.board.plain_heights[0].load(Ordering::Relaxed),
-            _ => i64::MAX,
-        };
+        let coalescing = Variant::plain(Strategy::Coalescing);
+        let mut around: Vec<Variant> = [online, coalescing]
+            .into_iter()
+            .filter(|v| self.work.variants.contains(v))
+            .collect();
+        if around.is_empty() {
+            around.push(online);
+        }
+        // The lowest online placement so far: their plain orders (placed
+        // first), then around each heavy problem.
+        let mut lowest = i64::MAX;
+        for (v, h) in self.work.variants.iter().zip(&self.board.plain_heights) {
+            if around.contains(v) {
+                lowest = lowest.min(h.load(Ordering::Relaxed));
+            }
+        }
         let (mut k, mut misses) = (FIRST_HEAVY, 0);
         while let Some(heavy) = Heavy::new(self.work.problem, layout, k, poll)? {
             let allowed = match self.lanes {
@@ -71,18 +84,24 @@ impl Lane<'_, '_> {
             let Some(placed) = got else {
                 return Ok(());
             };
-            // Placed whole whatever its height (the online strategy costs
-            // the same either way): the series compares them.
-            let Some((offsets, height)) =
-                heavy.around(layout, online, &placed.offsets, i64::MAX, poll)?
-            else {
-                return Ok(());
-            };
-            self.offer(Incumbent {
-                offsets,
-                height,
-                source: Source::Heaviest,
-            });
+            // Placed whole whatever its height (the online strategies cost
+            // the same either way): the series compares the lower. Both
+            // the online and the coalescing choice of holes, where the
+            // method runs both: which leaves less around a heavy layer
+            // differs by problem, and each costs about a plain order.
+            let mut height = i64::MAX;
+            for &variant in &around {
+                let found = heavy.around(layout, variant, &placed.offsets, i64::MAX, poll)?;
+                let Some((offsets, placed_height)) = found else {
+                    return Ok(());
+                };
+                height = height.min(placed_height);
+                self.offer(Incumbent {
+                    offsets,
+                    height: placed_height,
+                    source: Source::Heaviest,
+                });
+            }
             k = 2 * heavy.len();
             // A first heavy problem that does not lower the plain order:
             // a heavy layer is not what decides the height here. Later, a

@@ -133,11 +133,21 @@ fn choose(method: Method) -> (Vec<Variant>, usize) {
         Method::Auto => &Strategy::ALL[..],
     };
     // The online strategy's layers cost O(log n) a buffer like its plain
-    // order: they come with it, before the dearer strategies.
+    // order: they come with it, before the dearer strategies. Coalescing's
+    // plain order comes with them, its layers after the dearer plain
+    // orders: with a heavy layer around which it places the rest, its
+    // own layers rarely lead, and six of them would hold the coarse
+    // level back on a busy machine.
     let cheap = |v: &Variant| v.strategy == Strategy::Online;
     let mut variants: Vec<Variant> = Vec::new();
+    for &s in strategies.iter().filter(|s| s.is_online()) {
+        variants.push(Variant::plain(s));
+    }
     for &s in strategies {
-        variants.extend(s.variants().filter(|v| *v == Variant::plain(s) || cheap(v)));
+        variants.extend(s.variants().filter(|v| *v != Variant::plain(s) && cheap(v)));
+    }
+    for &s in strategies.iter().filter(|s| !s.is_online()) {
+        variants.push(Variant::plain(s));
     }
     let primary = variants.len();
     for &s in strategies {
