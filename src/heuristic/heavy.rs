@@ -81,6 +81,47 @@ impl Heavy {
         }))
     }
 
+    /// How many buffers the first heavy problem takes: the fewest of
+    /// `from`, twice `from`, ... up to `upto` whose heaviest hold at
+    /// least `share` of the area of the buffers a heavy problem may take
+    /// (free, one piece); `from` where none does, or where so many would
+    /// leave too few around them for [`Heavy::new`].
+    pub(crate) fn first_size(
+        layout: &Layout,
+        (from, upto): (usize, usize),
+        share: f64,
+        poll: &mut Poll<'_>,
+    ) -> Result<usize, Stop> {
+        let n = layout.len();
+        let mut areas: Vec<i128> = (0..n)
+            .filter(|&b| layout.fixed[b].is_none() && layout.one_piece(b))
+            .map(|b| -(i128::from(layout.size[b]) * i128::from(layout.length[b])))
+            .collect();
+        poll.tick(2 * n as u64)?;
+        let total = -areas.iter().sum::<i128>();
+        // `Heavy::new` takes no more than a third of the candidates.
+        let top = upto.min(areas.len() / 3);
+        if from == 0 || top < from || total <= 0 {
+            return Ok(from);
+        }
+        // The `top` largest areas, largest first.
+        areas.select_nth_unstable(top - 1);
+        areas[..top].sort_unstable();
+        poll.tick(16 * top as u64)?;
+        let mut held = 0i128;
+        let mut k = from;
+        for (i, &area) in areas[..top].iter().enumerate() {
+            held -= area;
+            if i + 1 == k {
+                if held as f64 >= share * total as f64 {
+                    return Ok(k);
+                }
+                k *= 2;
+            }
+        }
+        Ok(from)
+    }
+
     /// How many heavy buffers there are.
     pub(crate) fn len(&self) -> usize {
         self.members.len()
@@ -197,6 +238,55 @@ mod tests {
                 .collect();
             assert_eq!(heavy.problem.buffers().iter().collect::<Vec<_>>(), want);
         }
+    }
+
+    /// The first heavy problem's size agrees with counting the areas by
+    /// hand: the fewest of `from`, twice `from`, ... (no more than `upto`,
+    /// nor than a third of the buffers a heavy problem may take) whose
+    /// largest areas hold the share asked, else `from`.
+    #[test]
+    fn the_first_heavy_size_is_the_fewest_that_hold_the_share() {
+        let d = Deadline::none();
+        let mut poll = Poll::new(&d, u64::MAX);
+        let mut rng = Rng::new(13);
+        let (mut grown, mut kept) = (0, 0);
+        for case in 0..400 {
+            let n = rng.below(1, 150) as usize;
+            let p = problem(&mut rng, n);
+            let layout = Layout::new(&p, &mut poll).unwrap();
+            let buffers = p.buffers();
+            let mut areas: Vec<i64> = buffers
+                .iter()
+                .filter(|b| b.offset.is_none() && b.gaps.is_empty())
+                .map(|b| b.size * (b.upper - b.lower))
+                .collect();
+            areas.sort_unstable_by(|a, b| b.cmp(a));
+            let total: i64 = areas.iter().sum();
+            let from = rng.below(1, 6) as usize;
+            let upto = rng.below(1, 80) as usize;
+            let share = [0.3, 0.5, 0.75, 0.9, 1.0][rng.below(0, 5) as usize];
+            let mut want = from;
+            let mut k = from;
+            while k <= upto && 3 * k <= areas.len() {
+                let held: i64 = areas[..k].iter().sum();
+                if held as f64 >= share * total as f64 {
+                    want = k;
+                    break;
+                }
+                k *= 2;
+            }
+            let got = Heavy::first_size(&layout, (from, upto), share, &mut poll).unwrap();
+            assert_eq!(
+                got, want,
+                "case {case}: from {from} upto {upto} share {share}"
+            );
+            match got == from {
+                true => kept += 1,
+                false => grown += 1,
+            }
+        }
+        // Both outcomes are met often.
+        assert!(grown > 40 && kept > 40, "{grown} grown, {kept} kept");
     }
 
     /// Placed around a placement of the heavy problem, online or in a

@@ -1,9 +1,10 @@
 //! A lane's heaviest buffers first (see [`crate::heuristic::heavy`]): the
-//! heaviest 256 buffers planned as a problem of their own (the objective's
-//! own plan one level down, whose exact search places a few hundred
-//! buffers at or near their bound), every other buffer placed around
-//! that placement; then twice as many heavy buffers, and so on while the
-//! placements around them keep getting lower.
+//! heaviest 256 buffers (or more, where those hold little of the area)
+//! planned as a problem of their own (the objective's own plan one level
+//! down, whose exact search places a few hundred buffers at or near their
+//! bound), every other buffer placed around that placement; then twice
+//! as many heavy buffers, and so on while the placements around them keep
+//! getting lower.
 
 use alloc::vec::Vec;
 use core::sync::atomic::Ordering;
@@ -21,6 +22,21 @@ use crate::plan::options::Source;
 /// many more, and the exact search no longer reaches their bound.
 const FIRST_HEAVY: usize = 256;
 
+/// The share of the area the first heavy problem's buffers hold, where
+/// a problem of at most [`LARGEST_FIRST_HEAVY`] buffers does: then the
+/// plain order around the layer places no more than a quarter of the
+/// area. On a large problem the heaviest 256 may hold a small part of
+/// it; a layer that thin leaves the height to the plain order, and each
+/// step of the series that doubles it costs two placements of the whole
+/// problem. A higher share skipped the first step where it was the one
+/// that led.
+const FIRST_SHARE: f64 = 0.75;
+
+/// The most buffers a first heavy problem takes (where fewer hold
+/// [`FIRST_SHARE`] of the area); where even these do not, the layer is
+/// not thin and the series starts from [`FIRST_HEAVY`], its cheapest.
+const LARGEST_FIRST_HEAVY: usize = 16 * FIRST_HEAVY;
+
 /// Heavy problems in a row whose online placement lowers nothing before
 /// the series ends.
 const MISSES: u32 = 2;
@@ -37,7 +53,9 @@ const HEAVY_FLOOR: Duration = Duration::from_millis(250);
 
 impl Lane<'_, '_> {
     /// With a timeout and a plan one level down: heavy problems of
-    /// [`FIRST_HEAVY`] buffers and twice as many each time, each planned
+    /// [`FIRST_HEAVY`] buffers (or the fewest up to
+    /// [`LARGEST_FIRST_HEAVY`] that hold [`FIRST_SHARE`] of the area) and
+    /// twice as many each time, each planned
     /// in `1 / HEAVY_SHARE` of the time left (with one lane: for as long
     /// as the plan has run, at least [`HEAVY_FLOOR`]); the rest placed online
     /// around each placement, by online's holes and by coalescing's (a
@@ -73,7 +91,9 @@ impl Lane<'_, '_> {
                 lowest = lowest.min(h.load(Ordering::Relaxed));
             }
         }
-        let (mut k, mut misses) = (FIRST_HEAVY, 0);
+        let sizes = (FIRST_HEAVY, LARGEST_FIRST_HEAVY);
+        let first = Heavy::first_size(layout, sizes, FIRST_SHARE, poll)?;
+        let (mut k, mut misses) = (first, 0);
         while let Some(heavy) = Heavy::new(self.work.problem, layout, k, poll)? {
             let allowed = match self.lanes {
                 1 => self.deadline.elapsed().max(HEAVY_FLOOR),
@@ -110,7 +130,7 @@ impl Lane<'_, '_> {
             // second in a row that lowers nothing.
             if height >= lowest {
                 misses += 1;
-                if misses == MISSES || heavy.len() == FIRST_HEAVY {
+                if misses == MISSES || heavy.len() == first {
                     return Ok(());
                 }
                 continue;
