@@ -33,6 +33,30 @@ pub(crate) struct Heavy {
     members: Vec<u32>,
 }
 
+/// The buffers a heavy problem may take (free, in one piece: a buffer in
+/// pieces could not enter the online strategy's live set whole), each
+/// with its size times lifetime negated, so that sorting puts the
+/// heaviest first.
+fn candidates(layout: &Layout, poll: &mut Poll<'_>) -> Result<Vec<(i128, u32)>, Stop> {
+    let n = layout.len();
+    let weights = (0..n)
+        .filter(|&b| layout.fixed[b].is_none() && layout.one_piece(b))
+        .map(|b| {
+            let area = i128::from(layout.size[b]) * i128::from(layout.length[b]);
+            (-area, b as u32)
+        })
+        .collect();
+    poll.tick(2 * n as u64)?;
+    Ok(weights)
+}
+
+/// The most heavy buffers taken from `candidates`: a third, so that at
+/// least twice as many are left to place around them (else the heavy
+/// problem would be most of the problem).
+fn most_heavy(candidates: usize) -> usize {
+    candidates / 3
+}
+
 impl Heavy {
     /// The `k` free one-piece buffers of `problem` with the largest size
     /// times lifetime (ties: the lower index), with the fixed buffers;
@@ -47,18 +71,11 @@ impl Heavy {
         poll: &mut Poll<'_>,
     ) -> Result<Option<Heavy>, Stop> {
         let n = layout.len();
-        if k == 0 || 3 * k > n || problem.moments_from() != i64::MAX {
+        if k == 0 || k > most_heavy(n) || problem.moments_from() != i64::MAX {
             return Ok(None);
         }
-        let mut weights: Vec<(i128, u32)> = (0..n)
-            .filter(|&b| layout.fixed[b].is_none() && layout.one_piece(b))
-            .map(|b| {
-                let area = i128::from(layout.size[b]) * i128::from(layout.length[b]);
-                (-area, b as u32)
-            })
-            .collect();
-        poll.tick(2 * n as u64)?;
-        if weights.len() < 3 * k {
+        let mut weights = candidates(layout, poll)?;
+        if k > most_heavy(weights.len()) {
             return Ok(None);
         }
         weights.select_nth_unstable(k - 1);
@@ -92,15 +109,9 @@ impl Heavy {
         share: f64,
         poll: &mut Poll<'_>,
     ) -> Result<usize, Stop> {
-        let n = layout.len();
-        let mut areas: Vec<i128> = (0..n)
-            .filter(|&b| layout.fixed[b].is_none() && layout.one_piece(b))
-            .map(|b| -(i128::from(layout.size[b]) * i128::from(layout.length[b])))
-            .collect();
-        poll.tick(2 * n as u64)?;
-        let total = -areas.iter().sum::<i128>();
-        // `Heavy::new` takes no more than a third of the candidates.
-        let top = upto.min(areas.len() / 3);
+        let mut areas = candidates(layout, poll)?;
+        let total = -areas.iter().map(|w| w.0).sum::<i128>();
+        let top = upto.min(most_heavy(areas.len()));
         if from == 0 || top < from || total <= 0 {
             return Ok(from);
         }
@@ -110,7 +121,7 @@ impl Heavy {
         poll.tick(16 * top as u64)?;
         let mut held = 0i128;
         let mut k = from;
-        for (i, &area) in areas[..top].iter().enumerate() {
+        for (i, &(area, _)) in areas[..top].iter().enumerate() {
             held -= area;
             if i + 1 == k {
                 if held as f64 >= share * total as f64 {
