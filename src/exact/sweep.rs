@@ -45,10 +45,6 @@ pub struct Sweep {
     pub span_at: Vec<u32>,
     /// All spans.
     pub spans: Vec<Span>,
-    /// `members[member_at[s]..member_at[s + 1]]` are section `s`'s buffers.
-    pub member_at: Vec<u32>,
-    /// All section members.
-    pub members: Vec<u32>,
     /// `nbr[nbr_at[b]..nbr_at[b + 1]]` are the buffers overlapping `b`.
     pub nbr_at: Vec<u32>,
     /// Overlapping buffers.
@@ -79,13 +75,6 @@ impl Sweep {
     pub fn spans(&self, b: u32) -> &[Span] {
         let b = b as usize;
         &self.spans[self.span_at[b] as usize..self.span_at[b + 1] as usize]
-    }
-
-    /// Section `s`'s members.
-    #[inline]
-    pub fn members(&self, s: u32) -> &[u32] {
-        let s = s as usize;
-        &self.members[self.member_at[s] as usize..self.member_at[s + 1] as usize]
     }
 
     /// Buffer `b`'s overlapping buffers and their distances (`None`: each
@@ -129,8 +118,7 @@ impl Sweep {
     /// the caller should not wait for the pages of a big overlap list to
     /// be returned.
     pub(crate) fn discard(self) {
-        let bytes =
-            self.nbr.capacity() * 4 + self.dist.capacity() * 8 + self.members.capacity() * 4;
+        let bytes = self.nbr.capacity() * 4 + self.dist.capacity() * 8;
         crate::deadline::discard(self, bytes);
     }
 }
@@ -192,7 +180,7 @@ fn pieces_and_events(
 }
 
 /// Two walks over the events: the first finds the sections (each piece's
-/// first and end section, each section's members) and counts each
+/// first and end section) and counts each
 /// buffer's overlaps, the second fills the overlap lists (`sweep.nbr`,
 /// with distances in `sweep.dist` when some buffer has windows) at their
 /// counted places. Returns the lists' starts per buffer and, for pairs
@@ -214,15 +202,8 @@ fn sections_and_overlaps(
     let mut at = vec![0u32; n + 1];
     let mut fill: Vec<u32> = Vec::new();
     let mut forbidden: Vec<(u32, u32, i64, i64)> = Vec::new();
-    sweep.member_at.push(0);
-    // The sections' members are counted in the first walk and written in
-    // the second, into room reserved once: grown as they came, one
-    // doubling copied the whole list (190 MB for 10,000 buffers) between
-    // two polls.
-    let mut members = 0u32;
     for filling in [false, true] {
         if filling {
-            sweep.members.reserve_exact(members as usize);
             for b in 0..n {
                 at[b + 1] += at[b];
             }
@@ -248,16 +229,10 @@ fn sections_and_overlaps(
             if e & (1 << 32) == 0 {
                 if pending {
                     pending = false;
-                    if filling {
-                        sweep
-                            .members
-                            .extend(active.list.iter().map(|&q| pieces[q as usize].buffer));
-                    } else {
-                        members = members.wrapping_add(active.list.len() as u32);
-                        sweep.member_at.push(members);
+                    if !filling {
                         sweep.sections += 1;
                     }
-                    poll.tick(active.list.len() as u64)?;
+                    poll.tick(1)?;
                 }
                 if !filling {
                     pieces[id].end = sweep.sections as u32;
@@ -498,8 +473,12 @@ mod tests {
         // Maximal cliques: {b1,b3,b5} on [0,3), {b2,b3,b5} on [3,9), {b4,b5} on [9,21).
         assert_eq!(s.sections, 3);
         assert_eq!(s.totals, vec![12, 12, 8]);
-        let mut m: Vec<Vec<u32>> = (0..3).map(|k| s.members(k).to_vec()).collect();
-        m.iter_mut().for_each(|v| v.sort());
+        let members = |k: u32| -> Vec<u32> {
+            (0..5)
+                .filter(|&b| s.spans(b).iter().any(|p| p.first <= k && k < p.end))
+                .collect()
+        };
+        let m: Vec<Vec<u32>> = (0..3).map(members).collect();
         assert_eq!(m, vec![vec![0, 2, 4], vec![1, 2, 4], vec![3, 4]]);
         assert_eq!(s.hull, vec![[0, 1], [1, 2], [0, 2], [2, 3], [0, 3]]);
         assert_eq!(s.cuts, vec![2, 1]);

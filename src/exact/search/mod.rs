@@ -21,8 +21,11 @@ use crate::base::trees::MaxTree;
 use crate::deadline::{Poll, Stop};
 use crate::exact::sweep::Sweep;
 
+mod floors;
 mod node;
 mod propagate;
+
+use floors::Floors;
 
 /// `offset` of a buffer not placed yet.
 pub(crate) const UNPLACED: i64 = -1;
@@ -47,9 +50,9 @@ enum Undo {
     Floor(u32, i64),
     /// A buffer's rank before a part was reordered.
     Rank(u32, u32),
-    /// A section's effective floor before it rose (no member was left at
-    /// it then).
-    Effective(u32, i64),
+    /// A node of the effective floors' tree: its lowest value before it
+    /// rose (no buffer was left at it then).
+    Top(u32, i64),
 }
 
 /// A set of unplaced buffers, `order[lo..lo + len]`, confined to sections
@@ -115,11 +118,8 @@ pub(crate) struct Search<'a> {
     /// Per section: the top of the highest placed piece.
     floor: Vec<i64>,
     /// Per section: the lowest min offset of an unplaced member
-    /// (`i64::MAX` if none).
-    effective: Vec<i64>,
-    /// Per section: how many unplaced members are at `effective`; the
-    /// members are scanned again only when the last of them rises.
-    at_effective: Vec<u32>,
+    /// (`i64::MAX` if none), its effective floor.
+    floors: Floors,
     /// Per section: the sum of the unplaced members' windows.
     total: Vec<i64>,
     total_max: MaxTree,
@@ -175,8 +175,7 @@ impl<'a> Search<'a> {
             offset: vec![UNPLACED; n],
             min_offset,
             floor: vec![0; sweep.sections],
-            effective: vec![i64::MAX; sweep.sections],
-            at_effective: vec![0; sweep.sections],
+            floors: Floors::default(),
             total: sweep.totals.clone(),
             total_max: MaxTree::new(&sweep.totals),
             cuts: sweep.cuts.clone(),
@@ -198,14 +197,12 @@ impl<'a> Search<'a> {
         search
     }
 
-    /// Computes the initial effective floors (a pass over every section's
-    /// members, polled).
+    /// Builds the initial effective floors (polled once built).
     pub(crate) fn init(&mut self, poll: &mut Poll<'_>) -> Result<(), Stop> {
-        for s in 0..self.sweep.sections as u32 {
-            (self.effective[s as usize], self.at_effective[s as usize]) = self.lowest_min_offset(s);
-            poll.tick(1 + self.sweep.members(s).len() as u64)?;
-        }
-        Ok(())
+        let sweep = self.sweep;
+        let (floors, work) = Floors::new(sweep.sections, &self.min_offset, |b| sweep.spans(b));
+        self.floors = floors;
+        poll.tick(1 + work)
     }
 
     /// The top-level parts, one per partition of the sweep, in time order.
@@ -273,13 +270,7 @@ impl<'a> Search<'a> {
         debug_assert!(self.offset[bi] == UNPLACED && self.undo.is_empty());
         self.fixed[bi] = offset;
         self.min_offset[bi] = if offset == FREE { 0 } else { offset };
-        for i in 0..self.sweep.spans(b).len() {
-            let span = self.sweep.spans(b)[i];
-            for s in span.first..span.end {
-                (self.effective[s as usize], self.at_effective[s as usize]) =
-                    self.lowest_min_offset(s);
-            }
-        }
+        self.floors.reset(b, &self.min_offset);
     }
 
     /// Searches `part` with ordering `ranking`, visiting at most `limit`

@@ -2,29 +2,13 @@
 //! effective floors, totals, cuts and neighbours' min offsets, logged so
 //! that backtracking restores every value exactly.
 
+#[cfg(test)]
+use super::floors::tests;
 use super::{Part, Search, Undo, FREE, UNPLACED};
 use crate::base::math::align_up;
 use crate::deadline::{Poll, Stop};
 
 impl Search<'_> {
-    /// The lowest min offset among section `s`'s unplaced members, and how
-    /// many members have it.
-    pub(super) fn lowest_min_offset(&mut self, s: u32) -> (i64, u32) {
-        self.scanned += self.sweep.members(s).len() as u64;
-        let mut low = i64::MAX;
-        let mut count = 0;
-        for &b in self.sweep.members(s) {
-            let m = self.min_offset[b as usize];
-            if m < low {
-                low = m;
-                count = 1;
-            } else if m == low {
-                count += 1;
-            }
-        }
-        (low, count)
-    }
-
     /// Whether placing `b` at `offset` would overfill one of its own
     /// sections: there the floor becomes at least `offset + window top`,
     /// with the rest of the section's total above it.
@@ -55,11 +39,18 @@ impl Search<'_> {
         let params = self.params;
         let cap = self.capacity;
         let bi = b as usize;
+        #[cfg(test)]
+        let before = self.floors_by_hand();
         self.undo.push(Undo::Placed(b));
         self.offset[bi] = offset;
         let was = self.min_offset[bi];
         self.undo.push(Undo::MinOffset(b, was));
         self.min_offset[bi] = i64::MAX;
+        if params.effective_floor {
+            let undo = &mut self.undo;
+            let mut log = |node, top| undo.push(Undo::Top(node, top));
+            self.scanned += self.floors.raise(b, was, &self.min_offset, &mut log).0;
+        }
 
         self.cut_points.clear();
         let [first, end] = sweep.hull[bi];
@@ -81,10 +72,8 @@ impl Search<'_> {
             }
         }
 
-        // Floors and effective floors of b's sections first, in full: the
-        // undo of b's min offset assumes every section was counted.
         for span in spans {
-            poll.tick(4 * u64::from(span.end - span.first))?;
+            poll.tick(2 * u64::from(span.end - span.first))?;
             let top = offset + span.upper;
             for s in span.first..span.end {
                 let si = s as usize;
@@ -92,17 +81,28 @@ impl Search<'_> {
                     self.undo.push(Undo::Floor(s, self.floor[si]));
                     self.floor[si] = top;
                 }
-                if params.effective_floor && self.effective[si] == was {
-                    self.leave_effective(s);
-                }
             }
         }
         if params.section_inference {
+            // A section's floor is now at least b's top there: where its
+            // effective floor is no higher, the floor alone decides, and
+            // only the sections above it need their effective floor.
             for span in spans {
-                for s in span.first as usize..span.end as usize {
-                    if !self.section_fits(s) {
-                        return Ok(None);
-                    }
+                let (floor, total) = (&self.floor, &self.total);
+                let range = span.first as usize..span.end as usize;
+                if floor[range.clone()]
+                    .iter()
+                    .zip(&total[range])
+                    .any(|(&f, &t)| f.saturating_add(t) > cap)
+                {
+                    return Ok(None);
+                }
+                let mut fits =
+                    |s: u32, e: i64| section_fits(floor[s as usize], e, total[s as usize], cap);
+                let (fit, visited) = self.floors.above(span, offset + span.upper, &mut fits);
+                self.scanned += visited;
+                if !fit {
+                    return Ok(None);
                 }
             }
         }
@@ -132,16 +132,19 @@ impl Search<'_> {
             self.min_offset[xi] = v;
             let mut overfull = false;
             if params.effective_floor {
-                // All of x's sections, even after one overfills: the undo of
-                // x's min offset assumes every section was counted.
-                let [first, end] = sweep.hull[xi];
-                poll.tick(u64::from(end - first))?;
-                for span in sweep.spans(x) {
-                    for s in span.first..span.end {
-                        if self.effective[s as usize] == old && self.leave_effective(s) {
-                            overfull |= params.section_inference && !self.section_fits(s as usize);
-                        }
-                    }
+                let undo = &mut self.undo;
+                let mut log = |node, top| undo.push(Undo::Top(node, top));
+                let (work, rose) = self.floors.raise(x, old, &self.min_offset, &mut log);
+                self.scanned += work;
+                // Only the sections whose effective floor rose (those where
+                // x was alone at the lowest) can stop fitting.
+                if rose && params.section_inference {
+                    let (floor, total) = (&self.floor, &self.total);
+                    let mut fits =
+                        |s: u32, e: i64| section_fits(floor[s as usize], e, total[s as usize], cap);
+                    let (fit, visited) = self.floors.risen(old, &mut fits);
+                    self.scanned += visited;
+                    overfull = !fit;
                 }
             }
             let fixed = self.fixed[xi];
@@ -149,59 +152,65 @@ impl Search<'_> {
                 return Ok(None);
             }
         }
+        #[cfg(test)]
+        self.check_floors(b, &before);
         Ok(Some(hat))
     }
 
-    /// Section inference: the unplaced pieces of a section all lie above
-    /// its floor and its effective floor, one above the other.
-    #[inline]
-    pub(super) fn section_fits(&self, s: usize) -> bool {
-        let e = self.effective[s];
-        let base = if e == i64::MAX {
-            self.floor[s]
-        } else {
-            self.floor[s].max(e)
-        };
-        base.saturating_add(self.total[s]) <= self.capacity
-    }
-
-    /// A member at section `s`'s effective floor rose or was placed: count
-    /// it out, and find the new effective floor once none is left there.
-    /// Returns whether the effective floor rose.
-    ///
-    /// Only the rise is logged: undoing the member's `MinOffset` counts it
-    /// back in (see `restore_min_offset`), so a placement logs O(1) per
-    /// neighbour rather than one entry per section the neighbour spans.
-    #[inline]
-    fn leave_effective(&mut self, s: u32) -> bool {
-        let si = s as usize;
-        debug_assert!(
-            self.at_effective[si] > 0,
-            "a member was at the effective floor"
-        );
-        self.at_effective[si] -= 1;
-        if self.at_effective[si] > 0 {
-            return false;
+    /// Tests, on small problems: each section's effective floor counted
+    /// from every unplaced buffer's spans (empty on larger ones).
+    #[cfg(test)]
+    fn floors_by_hand(&self) -> alloc::vec::Vec<i64> {
+        if self.size.len() > 64 || !self.params.effective_floor {
+            return alloc::vec::Vec::new();
         }
-        self.undo.push(Undo::Effective(s, self.effective[si]));
-        (self.effective[si], self.at_effective[si]) = self.lowest_min_offset(s);
-        true
+        (0..self.sweep.sections as u32)
+            .map(|s| {
+                (0..self.size.len() as u32)
+                    .filter(|&x| self.offset[x as usize] == UNPLACED)
+                    .filter(|&x| {
+                        self.sweep
+                            .spans(x)
+                            .iter()
+                            .any(|p| p.first <= s && s < p.end)
+                    })
+                    .map(|x| self.min_offset[x as usize])
+                    .min()
+                    .unwrap_or(i64::MAX)
+            })
+            .collect()
     }
 
-    /// Undoes a rise of `b`'s min offset back to `old`: where `old` is the
-    /// effective floor again, `b` counts among the members at it.
+    /// Tests, after `b` was placed and not pruned: the tree's floors are
+    /// the ones counted by hand, and every section the placement could
+    /// make overfull (one of `b`'s, or one whose floor rose from
+    /// `before`) still fits, so the placement prunes whatever counting
+    /// per section pruned.
+    #[cfg(test)]
+    fn check_floors(&self, b: u32, before: &[i64]) {
+        let now = self.floors_by_hand();
+        if !now.is_empty() {
+            tests::CHECKED.with(|c| c.set(c.get() + 1));
+        }
+        for (s, (&was, &floor)) in before.iter().zip(&now).enumerate() {
+            assert_eq!(self.floors.at(s), floor, "section {s}");
+            let own = self
+                .sweep
+                .spans(b)
+                .iter()
+                .any(|p| p.first as usize <= s && s < p.end as usize);
+            if self.params.section_inference && (own || floor > was) {
+                let fits = section_fits(self.floor[s], floor, self.total[s], self.capacity);
+                assert!(fits, "section {s} overfull, not pruned");
+            }
+        }
+    }
+
+    /// Undoes a rise of `b`'s min offset back to `old`.
     fn restore_min_offset(&mut self, b: u32, old: i64) {
         self.min_offset[b as usize] = old;
-        if !self.params.effective_floor {
-            return;
-        }
-        for span in self.sweep.spans(b) {
-            self.scanned += u64::from(span.end - span.first);
-            for s in span.first as usize..span.end as usize {
-                if self.effective[s] == old {
-                    self.at_effective[s] += 1;
-                }
-            }
+        if self.params.effective_floor {
+            self.scanned += self.floors.lower(b, old);
         }
     }
 
@@ -213,35 +222,7 @@ impl Search<'_> {
             self.replay(self.undo.len() - step);
             poll.tick(step as u64 + core::mem::take(&mut self.scanned))?;
         }
-        #[cfg(debug_assertions)]
-        self.check_effective();
         Ok(())
-    }
-
-    /// Debug builds: the incrementally kept effective floors and counts
-    /// match a recount from scratch.
-    #[cfg(debug_assertions)]
-    fn check_effective(&self) {
-        if !self.params.effective_floor {
-            return;
-        }
-        for s in 0..self.sweep.sections as u32 {
-            let mut low = i64::MAX;
-            let mut count = 0;
-            for &b in self.sweep.members(s) {
-                let m = self.min_offset[b as usize];
-                if m < low {
-                    (low, count) = (m, 1);
-                } else if m == low {
-                    count += 1;
-                }
-            }
-            assert_eq!(
-                (self.effective[s as usize], self.at_effective[s as usize]),
-                (low, count),
-                "section {s}"
-            );
-        }
     }
 
     fn replay(&mut self, mark: usize) {
@@ -251,10 +232,7 @@ impl Search<'_> {
                 Undo::MinOffset(b, v) => self.restore_min_offset(b, v),
                 Undo::Floor(s, v) => self.floor[s as usize] = v,
                 Undo::Rank(b, r) => self.orderings.ranks[self.ranking][b as usize] = r,
-                Undo::Effective(s, e) => {
-                    self.effective[s as usize] = e;
-                    self.at_effective[s as usize] = 0;
-                }
+                Undo::Top(node, top) => self.floors.set_top(node, top),
             }
         }
     }
@@ -276,4 +254,16 @@ impl Search<'_> {
             }
         }
     }
+}
+
+/// Section inference: a section's unplaced pieces all lie above its floor
+/// and its effective floor, one above the other, below the capacity.
+#[inline]
+fn section_fits(floor: i64, effective: i64, total: i64, capacity: i64) -> bool {
+    let base = if effective == i64::MAX {
+        floor
+    } else {
+        floor.max(effective)
+    };
+    base.saturating_add(total) <= capacity
 }
