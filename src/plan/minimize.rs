@@ -20,6 +20,8 @@
 //! deadline the best so far is returned, never nothing once a heuristic
 //! has run.
 
+use core::time::Duration;
+
 use super::exact_call;
 use super::options::Source;
 use super::outcome::{Outcome, Status};
@@ -84,6 +86,7 @@ pub(super) fn minimize_level(
     let mut bisection = Bisection {
         lo: lower,
         nodes_cap: None,
+        solved_in: Duration::ZERO,
         stats: Stats::default(),
         memo: exact_call::Memo::default(),
     };
@@ -108,6 +111,9 @@ struct Bisection {
     lo: i64,
     /// Without a timeout, the nodes an attempt may use in all.
     nodes_cap: Option<u64>,
+    /// How long the last attempt that placed every buffer took: an
+    /// attempt near its capacity is given at least that long.
+    solved_in: Duration,
     stats: Stats,
     /// What the exact attempts exhausted, for the attempts after them.
     memo: exact_call::Memo,
@@ -187,12 +193,17 @@ impl Bisection {
             // round's time left, so that the round still climbs to the
             // capacities near the best.
             let clocked = work.deadline.remaining().is_some() && work.options.restarts.is_none();
+            // On a large dense problem one dive costs seconds, and a third
+            // of what is left may cut the next one short of its last
+            // buffers with nothing backtracked: no attempt is given less
+            // than the last one that placed them all took.
             let attempt = match deadline.remaining() {
                 Some(left) if self.lo < hi && (nodes.is_none() || clocked) => {
-                    deadline.sooner(left / EXACT_SHARE)
+                    deadline.sooner((left / EXACT_SHARE).max(self.solved_in))
                 }
                 _ => *deadline,
             };
+            let started = work.deadline.elapsed();
             let (verdict, stats) =
                 exact_call::solve_remembering(work.problem, c, &params, &attempt, &mut self.memo);
             spent += stats.nodes.max(1);
@@ -202,12 +213,18 @@ impl Bisection {
             self.stats.interleaving = stats.interleaving;
             match verdict {
                 Verdict::Solved(offsets) => {
+                    self.solved_in = work.deadline.elapsed().saturating_sub(started);
                     let height = height_of(work.problem, &offsets);
-                    found = Some(Incumbent {
+                    let placed = Incumbent {
                         offsets,
                         height,
                         source: Source::Exact,
-                    });
+                    };
+                    // On the board at once, not when the round ends: the
+                    // other lanes and the progress report see it while
+                    // the round climbs down further.
+                    board.publish(work, &placed);
+                    found = Some(placed);
                 }
                 // No placement at `c`, so none below it either: a proof,
                 // or (with interleaving windows) the end of what the
@@ -371,6 +388,42 @@ mod tests {
                 last = *height;
             }
             assert_eq!(last, found.height, "{family:?}");
+        }
+    }
+
+    /// A round of the exact search puts each placement it finds on the
+    /// board as it finds it, before the round ends: the other lanes and
+    /// the progress report see it while the round climbs down further.
+    /// (Here nothing else publishes: the board holds only the round's.)
+    #[test]
+    fn an_exact_round_publishes_each_placement_as_it_finds_it() {
+        for seed in 1..4 {
+            let spec = Spec {
+                family: Family::Planted,
+                ..Spec::new(40, seed)
+            };
+            let problem = generate_problem(spec).unwrap();
+            let options = super::super::options::Options::default();
+            let work = Work::new(&problem, &options, Deadline::none(), 0, None).unwrap();
+            let board = Board::new(&work, work.lower_bound);
+            let mut bisection = Bisection {
+                lo: work.lower_bound,
+                nodes_cap: None,
+                solved_in: Duration::ZERO,
+                stats: Stats::default(),
+                memo: exact_call::Memo::default(),
+            };
+            let Exact::Found(found) =
+                bisection.round(&work, Some(1 << 20), &Deadline::none(), &board)
+            else {
+                panic!("seed {seed}: the round placed nothing");
+            };
+            assert_eq!(board.height(), found.height, "seed {seed}");
+            let solution = Solution {
+                offsets: found.offsets,
+            };
+            validate_below(&problem, &solution, i64::MAX).unwrap();
+            assert_eq!(height_of(&problem, &solution.offsets), found.height);
         }
     }
 }

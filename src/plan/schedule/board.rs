@@ -116,7 +116,7 @@ pub(crate) struct Board {
 
 impl Board {
     /// `lower`: a proven bound, on the grain (the work's is rounded to it).
-    pub(super) fn new(work: &Work<'_>, lower: i64) -> Board {
+    pub(crate) fn new(work: &Work<'_>, lower: i64) -> Board {
         let board = Board {
             next_plain: AtomicUsize::new(0),
             plain_heights: (0..work.variants.len())
@@ -258,7 +258,7 @@ impl Board {
     }
 
     /// Keeps `inc` if it is the lowest yet; whether it was.
-    pub(super) fn publish(&self, work: &Work<'_>, inc: &Incumbent) -> bool {
+    pub(crate) fn publish(&self, work: &Work<'_>, inc: &Incumbent) -> bool {
         // `i64::MAX` is also a height (a max load of 2^63 - 1): equal to
         // the mark for none, the slot below decides.
         if inc.height > self.height() {
