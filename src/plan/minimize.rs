@@ -83,13 +83,7 @@ pub(super) fn minimize_level(
         outcome.lower_bound = lower.max(capacity.saturating_add(1));
         return outcome;
     }
-    let mut bisection = Bisection {
-        lo: lower,
-        nodes_cap: None,
-        solved_in: Duration::ZERO,
-        stats: Stats::default(),
-        memo: exact_call::Memo::default(),
-    };
+    let mut bisection = Bisection::new(lower);
     let found = if work.exact_applies() {
         let mut round = |nodes: Option<u64>, deadline: &Deadline<'_>, board: &Board| {
             bisection.round(work, nodes, deadline, board)
@@ -128,6 +122,17 @@ const EXACT_SHARE: u32 = 3;
 const EXACT_NODES_PER_BUFFER: u64 = 2_000;
 
 impl Bisection {
+    /// Nothing searched yet, capacities below `lo` ruled out.
+    fn new(lo: i64) -> Bisection {
+        Bisection {
+            lo,
+            nodes_cap: None,
+            solved_in: Duration::ZERO,
+            stats: Stats::default(),
+            memo: exact_call::Memo::default(),
+        }
+    }
+
     /// Attempts with `nodes` each between the bounds: the lower bound
     /// first, then upward by halves past each attempt that ran out of
     /// nodes, until the round has spent a few attempts' worth. Without a
@@ -406,13 +411,7 @@ mod tests {
             let options = super::super::options::Options::default();
             let work = Work::new(&problem, &options, Deadline::none(), 0, None).unwrap();
             let board = Board::new(&work, work.lower_bound);
-            let mut bisection = Bisection {
-                lo: work.lower_bound,
-                nodes_cap: None,
-                solved_in: Duration::ZERO,
-                stats: Stats::default(),
-                memo: exact_call::Memo::default(),
-            };
+            let mut bisection = Bisection::new(work.lower_bound);
             let Exact::Found(found) =
                 bisection.round(&work, Some(1 << 20), &Deadline::none(), &board)
             else {
