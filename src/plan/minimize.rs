@@ -11,7 +11,8 @@
 //! - Between them, while the problem is small enough for it, the exact
 //!   search at candidate capacities, one round of attempts at a time with
 //!   a node limit that doubles each round: the lower bound first (tight
-//!   problems fit it), then halving the interval. A placement found there
+//!   problems fit it), then a quarter of the way down from the best
+//!   (halving the interval after a proof). A placement found there
 //!   lowers the upper bound; a proof raises the lower bound; an attempt
 //!   that runs out of nodes is tried again, with more, next round.
 //!
@@ -108,6 +109,9 @@ struct Bisection {
     /// How long the last attempt that placed every buffer took: an
     /// attempt near its capacity is given at least that long.
     solved_in: Duration,
+    /// The time and nodes of the attempts that visited any: what one
+    /// node costs here, so what a dive over every buffer costs.
+    searched: (Duration, u64),
     stats: Stats,
     /// What the exact attempts exhausted, for the attempts after them.
     memo: exact_call::Memo,
@@ -128,16 +132,51 @@ impl Bisection {
             lo,
             nodes_cap: None,
             solved_in: Duration::ZERO,
+            searched: (Duration::ZERO, 0),
             stats: Stats::default(),
             memo: exact_call::Memo::default(),
         }
     }
 
+    /// What a dive that places each of `n` buffers once costs, at the
+    /// time per node the attempts so far took (zero before any).
+    fn dive(&self, n: usize) -> Duration {
+        let (took, nodes) = self.searched;
+        match nodes {
+            0 => Duration::ZERO,
+            _ => took.mul_f64(n as f64 / nodes as f64),
+        }
+    }
+
+    /// The capacity the round tries next, between `from` (the lowest not
+    /// ruled out this round) and `hi` (just below the best): without a
+    /// placement below the capacity, the capacity itself (any placement
+    /// beats none); else the lower bound (tight problems meet it). Right
+    /// after a proof, the middle between the bounds: proofs that come at
+    /// once climb by halves, not by one height at a time. Past an attempt
+    /// that ran out, a quarter of the way down from the best: running out
+    /// says nothing of the capacities above, a dive completes most often
+    /// near the best (where it has room), and each one that does takes a
+    /// quarter of the gap off; by halves the budget went to dives in the
+    /// middle that ran out too.
+    fn next_capacity(&self, (from, hi): (i64, i64), fits: bool, proved: bool, grain: i64) -> i64 {
+        if !fits {
+            hi
+        } else if proved && self.lo < hi {
+            self.lo + (hi - self.lo) / 2 / grain * grain
+        } else if from == self.lo {
+            from
+        } else {
+            hi - (hi - from) / 4
+        }
+    }
+
     /// Attempts with `nodes` each between the bounds: the lower bound
-    /// first, then upward by halves past each attempt that ran out of
-    /// nodes, until the round has spent a few attempts' worth. Without a
-    /// node count (the exact search has a core of its own), each attempt
-    /// may take a third of the time left instead.
+    /// first, then a quarter of the way down from the best past each
+    /// attempt that ran out of nodes, until the round has spent a few
+    /// attempts' worth. Without a node count (the exact search has a core
+    /// of its own), each attempt may take a third of the time left
+    /// instead (at least a dive's time).
     fn round(
         &mut self,
         work: &Work<'_>,
@@ -171,20 +210,8 @@ impl Bisection {
             if from > hi || spent >= ATTEMPTS_PER_ROUND.saturating_mul(limit) {
                 return found.map_or(Exact::Nothing, Exact::Found);
             }
-            // Without a placement below the capacity, the capacity first
-            // (any placement beats none); else the lowest capacity not
-            // ruled out (tight problems meet it); then halves. Right after
-            // a proof, the middle between the bounds: proofs that come at
-            // once climb by halves, not by one height at a time.
-            let c = if best > work.problem.capacity() {
-                hi
-            } else if proved && self.lo < hi {
-                self.lo + (hi - self.lo) / 2 / work.grain * work.grain
-            } else if from == self.lo {
-                from
-            } else {
-                from + (hi - from) / 2
-            };
+            let fits = best <= work.problem.capacity();
+            let c = self.next_capacity((from, hi), fits, proved, work.grain);
             let halving = proved;
             proved = false;
             let mut params = work.options.solver.clone();
@@ -201,16 +228,24 @@ impl Bisection {
             // On a large dense problem one dive costs seconds, and a third
             // of what is left may cut the next one short of its last
             // buffers with nothing backtracked: no attempt is given less
-            // than the last one that placed them all took.
+            // than the last one that placed them all took, nor less than
+            // a dive over every buffer at the time per node seen so far
+            // (before any attempt has placed them all, the shares shrank
+            // by thirds and none of them could).
             let attempt = match deadline.remaining() {
                 Some(left) if self.lo < hi && (nodes.is_none() || clocked) => {
-                    deadline.sooner((left / EXACT_SHARE).max(self.solved_in))
+                    let floor = self.solved_in.max(self.dive(work.problem.len()));
+                    deadline.sooner((left / EXACT_SHARE).max(floor))
                 }
                 _ => *deadline,
             };
             let started = work.deadline.elapsed();
             let (verdict, stats) =
                 exact_call::solve_remembering(work.problem, c, &params, &attempt, &mut self.memo);
+            if stats.nodes > 0 {
+                let took = work.deadline.elapsed().saturating_sub(started);
+                self.searched = (self.searched.0 + took, self.searched.1 + stats.nodes);
+            }
             spent += stats.nodes.max(1);
             self.stats.nodes += stats.nodes;
             self.stats.backtracks += stats.backtracks;
@@ -424,5 +459,36 @@ mod tests {
             validate_below(&problem, &solution, i64::MAX).unwrap();
             assert_eq!(height_of(&problem, &solution.offsets), found.height);
         }
+    }
+
+    /// Where a round looks next: the capacity while nothing fits it, the
+    /// lower bound first, the middle right after a proof, and past an
+    /// attempt that ran out a quarter of the way down from the best (not
+    /// the middle, where dives ran out too).
+    #[test]
+    fn past_an_attempt_that_ran_out_the_round_looks_a_quarter_down_from_the_best() {
+        let bisection = Bisection::new(1000);
+        let next = |from, proved, fits| bisection.next_capacity((from, 1999), fits, proved, 1);
+        assert_eq!(next(1000, false, false), 1999);
+        assert_eq!(next(1000, false, true), 1000);
+        assert_eq!(next(1001, true, true), 1499);
+        assert_eq!(next(1001, false, true), 1999 - 998 / 4);
+        assert_eq!(next(1800, false, true), 1999 - 199 / 4);
+        // On a grain, the middle after a proof stays on it.
+        assert_eq!(
+            bisection.next_capacity((1001, 1999), true, true, 64),
+            1000 + 448
+        );
+    }
+
+    /// An attempt gets at least a dive's time at the cost per node seen:
+    /// none before any node, then the nodes' time scaled to every buffer.
+    #[test]
+    fn an_attempt_gets_at_least_a_dive_at_the_cost_per_node_seen() {
+        let mut bisection = Bisection::new(0);
+        assert_eq!(bisection.dive(4096), Duration::ZERO);
+        bisection.searched = (Duration::from_millis(300), 1000);
+        assert_eq!(bisection.dive(4000), Duration::from_millis(1200));
+        assert_eq!(bisection.dive(500), Duration::from_millis(150));
     }
 }
