@@ -11,8 +11,8 @@
 //! - Between them, while the problem is small enough for it, the exact
 //!   search at candidate capacities, one round of attempts at a time with
 //!   a node limit that doubles each round: the lower bound first (tight
-//!   problems fit it), then a quarter of the way down from the best
-//!   (halving the interval after a proof). A placement found there
+//!   problems fit it), then halving the interval, nearer the best after
+//!   attempts that ran out in a row. A placement found there
 //!   lowers the upper bound; a proof raises the lower bound; an attempt
 //!   that runs out of nodes is tried again, with more, next round.
 //!
@@ -112,6 +112,11 @@ struct Bisection {
     /// The time and nodes of the attempts that visited any: what one
     /// node costs here, so what a dive over every buffer costs.
     searched: (Duration, u64),
+    /// How far below the best the next attempt past one that ran out
+    /// looks: `1 / 2^reach` of the way from there to the best. Each
+    /// attempt that runs out halves the step, each placement doubles it
+    /// again (up to the middle).
+    reach: u32,
     stats: Stats,
     /// What the exact attempts exhausted, for the attempts after them.
     memo: exact_call::Memo,
@@ -120,6 +125,9 @@ struct Bisection {
 /// In a round bounded by time, the share of the time left one exact
 /// attempt may take (unless it is the last capacity to try).
 const EXACT_SHARE: u32 = 3;
+
+/// The shortest step past attempts that ran out: a sixteenth of the way.
+const MAX_REACH: u32 = 4;
 
 /// Without a timeout, the nodes one exact attempt may visit (per buffer):
 /// past that the rounds stop asking.
@@ -133,6 +141,7 @@ impl Bisection {
             nodes_cap: None,
             solved_in: Duration::ZERO,
             searched: (Duration::ZERO, 0),
+            reach: 1,
             stats: Stats::default(),
             memo: exact_call::Memo::default(),
         }
@@ -154,11 +163,13 @@ impl Bisection {
     /// beats none); else the lower bound (tight problems meet it). Right
     /// after a proof, the middle between the bounds: proofs that come at
     /// once climb by halves, not by one height at a time. Past an attempt
-    /// that ran out, a quarter of the way down from the best: running out
-    /// says nothing of the capacities above, a dive completes most often
-    /// near the best (where it has room), and each one that does takes a
-    /// quarter of the gap off; by halves the budget went to dives in the
-    /// middle that ran out too.
+    /// that ran out, the middle between it and the best, or nearer the
+    /// best after attempts that ran out in a row (see [`Bisection::reach`]):
+    /// running out says nothing of the capacities above, and a dive
+    /// completes most often near the best, where it has room; by halves
+    /// alone a dense core's budget went to dives that ran out one after
+    /// another, while on problems whose dives complete in the middle the
+    /// step stays there.
     fn next_capacity(&self, (from, hi): (i64, i64), fits: bool, proved: bool, grain: i64) -> i64 {
         if !fits {
             hi
@@ -167,13 +178,23 @@ impl Bisection {
         } else if from == self.lo {
             from
         } else {
-            hi - (hi - from) / 4
+            hi - ((hi - from) >> self.reach)
         }
     }
 
+    /// An attempt ran out: the next looks nearer the best.
+    fn ran_out(&mut self) {
+        self.reach = (self.reach + 1).min(MAX_REACH);
+    }
+
+    /// An attempt placed every buffer: the next looks further down again.
+    fn placed(&mut self) {
+        self.reach = self.reach.saturating_sub(1).max(1);
+    }
+
     /// Attempts with `nodes` each between the bounds: the lower bound
-    /// first, then a quarter of the way down from the best past each
-    /// attempt that ran out of nodes, until the round has spent a few
+    /// first, then upward past each attempt that ran out of nodes (see
+    /// [`Bisection::next_capacity`]), until the round has spent a few
     /// attempts' worth. Without a node count (the exact search has a core
     /// of its own), each attempt may take a third of the time left
     /// instead (at least a dive's time).
@@ -253,6 +274,7 @@ impl Bisection {
             self.stats.interleaving = stats.interleaving;
             match verdict {
                 Verdict::Solved(offsets) => {
+                    self.placed();
                     self.solved_in = work.deadline.elapsed().saturating_sub(started);
                     let height = height_of(work.problem, &offsets);
                     let placed = Incumbent {
@@ -282,12 +304,18 @@ impl Bisection {
                     self.lo = align_up(c.saturating_add(1), work.grain)
                 }
                 // Unknown: look higher this round, prove nothing.
-                Verdict::NodeLimit => from = c + 1,
+                Verdict::NodeLimit => {
+                    from = c + 1;
+                    self.ran_out();
+                }
                 Verdict::Stopped(_) if deadline.check().is_err() => {
                     return found.map_or(Exact::Nothing, Exact::Found)
                 }
                 // Its share of the time ran out: look higher.
-                Verdict::Stopped(_) => from = c + 1,
+                Verdict::Stopped(_) => {
+                    from = c + 1;
+                    self.ran_out();
+                }
             }
         }
     }
@@ -462,21 +490,35 @@ mod tests {
     }
 
     /// Where a round looks next: the capacity while nothing fits it, the
-    /// lower bound first, the middle right after a proof, and past an
-    /// attempt that ran out a quarter of the way down from the best (not
-    /// the middle, where dives ran out too).
+    /// lower bound first, the middle right after a proof; past an attempt
+    /// that ran out the middle up to the best, nearer the best with each
+    /// that ran out in a row (down to a sixteenth), and back towards the
+    /// middle with each placement.
     #[test]
-    fn past_an_attempt_that_ran_out_the_round_looks_a_quarter_down_from_the_best() {
-        let bisection = Bisection::new(1000);
-        let next = |from, proved, fits| bisection.next_capacity((from, 1999), fits, proved, 1);
-        assert_eq!(next(1000, false, false), 1999);
-        assert_eq!(next(1000, false, true), 1000);
-        assert_eq!(next(1001, true, true), 1499);
-        assert_eq!(next(1001, false, true), 1999 - 998 / 4);
-        assert_eq!(next(1800, false, true), 1999 - 199 / 4);
-        // On a grain, the middle after a proof stays on it.
+    fn past_attempts_that_ran_out_the_round_looks_nearer_the_best() {
+        let mut bisection = Bisection::new(1000);
+        let next =
+            |b: &Bisection, from, proved, fits| b.next_capacity((from, 2023), fits, proved, 1);
+        assert_eq!(next(&bisection, 1000, false, false), 2023);
+        assert_eq!(next(&bisection, 1000, false, true), 1000);
+        assert_eq!(next(&bisection, 1001, true, true), 1511);
+        assert_eq!(next(&bisection, 1001, false, true), 2023 - 511);
+        bisection.ran_out();
+        assert_eq!(next(&bisection, 1001, false, true), 2023 - 255);
+        bisection.ran_out();
+        assert_eq!(next(&bisection, 1001, false, true), 2023 - 127);
+        bisection.ran_out();
+        bisection.ran_out();
+        assert_eq!(next(&bisection, 1001, false, true), 2023 - 63);
+        bisection.placed();
+        assert_eq!(next(&bisection, 1001, false, true), 2023 - 127);
+        bisection.placed();
+        bisection.placed();
+        bisection.placed();
+        assert_eq!(next(&bisection, 1001, false, true), 2023 - 511);
+        // After a proof the middle stays on the grain.
         assert_eq!(
-            bisection.next_capacity((1001, 1999), true, true, 64),
+            bisection.next_capacity((1001, 2023), true, true, 64),
             1000 + 448
         );
     }
