@@ -12,7 +12,7 @@
 //!   search at candidate capacities, one round of attempts at a time with
 //!   a node limit that doubles each round: the lower bound first (tight
 //!   problems fit it), then halving the interval, nearer the best after
-//!   attempts that ran out in a row. A placement found there
+//!   attempts stopped short of their first dive. A placement found there
 //!   lowers the upper bound; a proof raises the lower bound; an attempt
 //!   that runs out of nodes is tried again, with more, next round.
 //!
@@ -114,8 +114,8 @@ struct Bisection {
     searched: (Duration, u64),
     /// How far below the best the next attempt past one that ran out
     /// looks: `1 / 2^reach` of the way from there to the best. Each
-    /// attempt that runs out halves the step, each placement doubles it
-    /// again (up to the middle).
+    /// attempt stopped before its first dive placed every buffer halves
+    /// the step, each placement doubles it again (up to the middle).
     reach: u32,
     stats: Stats,
     /// What the exact attempts exhausted, for the attempts after them.
@@ -126,7 +126,7 @@ struct Bisection {
 /// attempt may take (unless it is the last capacity to try).
 const EXACT_SHARE: u32 = 3;
 
-/// The shortest step past attempts that ran out: a sixteenth of the way.
+/// The shortest step past attempts cut short: a sixteenth of the way.
 const MAX_REACH: u32 = 4;
 
 /// Without a timeout, the nodes one exact attempt may visit (per buffer):
@@ -164,12 +164,13 @@ impl Bisection {
     /// after a proof, the middle between the bounds: proofs that come at
     /// once climb by halves, not by one height at a time. Past an attempt
     /// that ran out, the middle between it and the best, or nearer the
-    /// best after attempts that ran out in a row (see [`Bisection::reach`]):
-    /// running out says nothing of the capacities above, and a dive
-    /// completes most often near the best, where it has room; by halves
-    /// alone a dense core's budget went to dives that ran out one after
-    /// another, while on problems whose dives complete in the middle the
-    /// step stays there.
+    /// best after attempts stopped before their first dive placed every
+    /// buffer (see [`Bisection::reach`]): such a stop says nothing of the
+    /// capacities above, and a dive completes soonest near the best,
+    /// where it has room; by halves alone a dense core's budget went to
+    /// dives cut short one after another. An attempt that dived and then
+    /// searched (a small problem's, most often) leaves the step at the
+    /// middle, where its search is worth most.
     fn next_capacity(&self, (from, hi): (i64, i64), fits: bool, proved: bool, grain: i64) -> i64 {
         if !fits {
             hi
@@ -182,8 +183,9 @@ impl Bisection {
         }
     }
 
-    /// An attempt ran out: the next looks nearer the best.
-    fn ran_out(&mut self) {
+    /// An attempt stopped before its first dive was done: the next looks
+    /// nearer the best.
+    fn cut_short(&mut self) {
         self.reach = (self.reach + 1).min(MAX_REACH);
     }
 
@@ -304,17 +306,16 @@ impl Bisection {
                     self.lo = align_up(c.saturating_add(1), work.grain)
                 }
                 // Unknown: look higher this round, prove nothing.
-                Verdict::NodeLimit => {
-                    from = c + 1;
-                    self.ran_out();
-                }
+                Verdict::NodeLimit => from = c + 1,
                 Verdict::Stopped(_) if deadline.check().is_err() => {
                     return found.map_or(Exact::Nothing, Exact::Found)
                 }
                 // Its share of the time ran out: look higher.
                 Verdict::Stopped(_) => {
                     from = c + 1;
-                    self.ran_out();
+                    if stats.nodes < work.problem.len() as u64 {
+                        self.cut_short();
+                    }
                 }
             }
         }
@@ -492,10 +493,10 @@ mod tests {
     /// Where a round looks next: the capacity while nothing fits it, the
     /// lower bound first, the middle right after a proof; past an attempt
     /// that ran out the middle up to the best, nearer the best with each
-    /// that ran out in a row (down to a sixteenth), and back towards the
-    /// middle with each placement.
+    /// attempt cut short of its first dive (down to a sixteenth), and
+    /// back towards the middle with each placement.
     #[test]
-    fn past_attempts_that_ran_out_the_round_looks_nearer_the_best() {
+    fn past_attempts_cut_short_the_round_looks_nearer_the_best() {
         let mut bisection = Bisection::new(1000);
         let next =
             |b: &Bisection, from, proved, fits| b.next_capacity((from, 2023), fits, proved, 1);
@@ -503,12 +504,12 @@ mod tests {
         assert_eq!(next(&bisection, 1000, false, true), 1000);
         assert_eq!(next(&bisection, 1001, true, true), 1511);
         assert_eq!(next(&bisection, 1001, false, true), 2023 - 511);
-        bisection.ran_out();
+        bisection.cut_short();
         assert_eq!(next(&bisection, 1001, false, true), 2023 - 255);
-        bisection.ran_out();
+        bisection.cut_short();
         assert_eq!(next(&bisection, 1001, false, true), 2023 - 127);
-        bisection.ran_out();
-        bisection.ran_out();
+        bisection.cut_short();
+        bisection.cut_short();
         assert_eq!(next(&bisection, 1001, false, true), 2023 - 63);
         bisection.placed();
         assert_eq!(next(&bisection, 1001, false, true), 2023 - 127);
