@@ -148,12 +148,14 @@ impl Bisection {
     }
 
     /// What a dive that places each of `n` buffers once costs, at the
-    /// time per node the attempts so far took (zero before any).
+    /// time per node the attempts so far took (zero before any; the
+    /// longest there is where that does not fit a duration).
     fn dive(&self, n: usize) -> Duration {
         let (took, nodes) = self.searched;
         match nodes {
             0 => Duration::ZERO,
-            _ => took.mul_f64(n as f64 / nodes as f64),
+            _ => Duration::try_from_secs_f64(took.as_secs_f64() * n as f64 / nodes as f64)
+                .unwrap_or(Duration::MAX),
         }
     }
 
@@ -313,6 +315,8 @@ impl Bisection {
                 // Its share of the time ran out: look higher.
                 Verdict::Stopped(_) => {
                     from = c + 1;
+                    // Fewer nodes than buffers: its first dive cannot
+                    // have placed them all.
                     if stats.nodes < work.problem.len() as u64 {
                         self.cut_short();
                     }
@@ -533,5 +537,7 @@ mod tests {
         bisection.searched = (Duration::from_millis(300), 1000);
         assert_eq!(bisection.dive(4000), Duration::from_millis(1200));
         assert_eq!(bisection.dive(500), Duration::from_millis(150));
+        bisection.searched = (Duration::MAX, 1);
+        assert_eq!(bisection.dive(4096), Duration::MAX);
     }
 }
