@@ -192,7 +192,7 @@ impl Bisection {
     }
 
     /// An attempt placed every buffer: the next looks further down again.
-    fn placed(&mut self) {
+    fn placed_every_buffer(&mut self) {
         self.reach = self.reach.saturating_sub(1).max(1);
     }
 
@@ -278,7 +278,7 @@ impl Bisection {
             self.stats.interleaving = stats.interleaving;
             match verdict {
                 Verdict::Solved(offsets) => {
-                    self.placed();
+                    self.placed_every_buffer();
                     self.solved_in = work.deadline.elapsed().saturating_sub(started);
                     let height = height_of(work.problem, &offsets);
                     let placed = Incumbent {
@@ -515,11 +515,11 @@ mod tests {
         bisection.cut_short();
         bisection.cut_short();
         assert_eq!(next(&bisection, 1001, false, true), 2023 - 63);
-        bisection.placed();
+        bisection.placed_every_buffer();
         assert_eq!(next(&bisection, 1001, false, true), 2023 - 127);
-        bisection.placed();
-        bisection.placed();
-        bisection.placed();
+        bisection.placed_every_buffer();
+        bisection.placed_every_buffer();
+        bisection.placed_every_buffer();
         assert_eq!(next(&bisection, 1001, false, true), 2023 - 511);
         // After a proof the middle stays on the grain.
         assert_eq!(
