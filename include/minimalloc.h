@@ -148,7 +148,9 @@ typedef enum minimalloc_strategy {
   /**
    * Only the contention-ordered skyline. This and the heuristics below
    * run with their improving restarts when minimising; none is in the
-   * tiny build.
+   * tiny build. Minimising with a timeout, a heuristic other than online
+   * that places nothing in the time returns the online placement in its
+   * stead (the solution's source says so), not every buffer stacked.
    */
   MINIMALLOC_STRATEGY_SKYLINE = 2,
   /**

@@ -424,3 +424,54 @@ fn restarts_count_and_bound_the_perturbed_placements() {
         }
     }
 }
+
+/// Minimising with a timeout by one heuristic that places nothing in it,
+/// the online placement made first stands in (valid, its source online),
+/// not every buffer stacked above the other; given the time to finish,
+/// the result is that heuristic's own (its placement, restarts or repair).
+#[test]
+fn the_online_placement_stands_in_for_a_heuristic_that_places_nothing_in_the_time() {
+    // A clock of its own (the shared one is another test's): each read
+    // moves it 20 microseconds on, so budgets are of work.
+    fn clock() -> u64 {
+        use std::sync::atomic::{AtomicU64, Ordering};
+        static READS: AtomicU64 = AtomicU64::new(0);
+        READS.fetch_add(1, Ordering::Relaxed) * 20_000
+    }
+    let problem = Problem::new(i64::MAX, generate(Spec::new(3_000, 3))).unwrap();
+    let online = Strategy::Online.variants().next().unwrap();
+    for strategy in [Strategy::FirstFit, Strategy::BestFit] {
+        for (us, stands_in) in [(100, true), (10_000, true), (200_000, false)] {
+            let options = Options {
+                objective: Objective::Minimize,
+                method: Method::Heuristic(strategy),
+                timeout: Some(Duration::from_micros(us)),
+                clock: Some(clock),
+                threads: 1,
+                ..Options::default()
+            };
+            let outcome = plan(&problem, &options);
+            let s = outcome.solution.expect("a placement");
+            validate(&problem, &s).unwrap();
+            let source = outcome.source.unwrap();
+            let online_placement = run_variant(&problem, online).unwrap();
+            match stands_in {
+                true => {
+                    assert_eq!(
+                        source,
+                        Source::Heuristic(Strategy::Online, 0),
+                        "{strategy:?}"
+                    );
+                    assert_eq!(s.height(&problem), online_placement.height(&problem));
+                }
+                false => assert!(
+                    !matches!(
+                        source,
+                        Source::Heuristic(Strategy::Online, _) | Source::Stacked
+                    ),
+                    "{strategy:?} at {us} us: {source:?}"
+                ),
+            }
+        }
+    }
+}

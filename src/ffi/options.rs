@@ -44,7 +44,9 @@ pub enum minimalloc_strategy {
     Exact = 1,
     /// Only the contention-ordered skyline. This and the heuristics below
     /// run with their improving restarts when minimising; none is in the
-    /// tiny build.
+    /// tiny build. Minimising with a timeout, a heuristic other than online
+    /// that places nothing in the time returns the online placement in its
+    /// stead (the solution's source says so), not every buffer stacked.
     Skyline = 2,
     /// Only first-fit by decreasing size, jumping past conflicts.
     FirstFit = 3,

@@ -192,19 +192,23 @@ fn plan_with_heuristics(
     floor: i64,
     late: Option<&LateBound<'_>>,
 ) -> Outcome {
-    let at_once = placed_at_once(problem, options, &deadline);
+    let stand_in = stands_in(options, &deadline);
+    let first = placed_at_once(problem, options, &deadline, stand_in);
     let mut work = match schedule::Work::new(problem, options, deadline, floor, late) {
         Ok(work) => work,
         Err(stop) => {
             let mut outcome = match options.objective {
-                Objective::Minimize => minimize::stopped_early(problem, at_once, stop),
+                Objective::Minimize => minimize::stopped_early(problem, first, stop),
                 _ => stopped_at_once(problem, stop),
             };
             outcome.stats.elapsed = deadline.elapsed();
             return outcome;
         }
     };
-    work.at_once = at_once;
+    match stand_in {
+        true => work.stand_in = first.or_else(|| online_on_layout(&work)),
+        false => work.at_once = first,
+    }
     let mut outcome = match options.objective {
         Objective::Minimize => minimize::minimize(&work),
         _ => fit::fit(&work),
@@ -219,26 +223,43 @@ fn plan_with_heuristics(
 #[cfg(feature = "heuristics")]
 const AT_ONCE_FROM: usize = 65_536;
 
-/// Minimising a large problem with a timeout, the placement the plan
-/// has first, made before the layout (whose compressed time costs more
-/// than this placement: see [`crate::heuristic::online_at_once`]), so
-/// that a deadline the layout would miss, or a machine too busy to reach
-/// it, still returns a good placement rather than the stacked one.
-/// Reported at once, with the largest buffer as the bound (the max load
-/// comes with the layout).
+/// Whether the plan keeps the online order's placement aside to stand in
+/// for the one heuristic asked for, should that one place nothing in the
+/// time: minimising with a timeout by a heuristic other than online. The
+/// others cost more than the online order's one pass (first-fit's tree,
+/// best-fit's search of every hole), may not finish a large problem in
+/// the budget, and every buffer stacked above the other is no answer.
+/// The stand-in costs a fraction of the strategy it stands in for.
+#[cfg(feature = "heuristics")]
+fn stands_in(options: &Options, deadline: &Deadline<'_>) -> bool {
+    let other = matches!(options.method,
+        Method::Heuristic(s) if s != crate::heuristic::Strategy::Online);
+    other && options.objective == Objective::Minimize && deadline.remaining().is_some()
+}
+
+/// Minimising with a timeout, the placement the plan has first, made
+/// before the layout (whose compressed time costs more than this
+/// placement: see [`crate::heuristic::online_at_once`]), so that a
+/// deadline the layout would miss, or a machine too busy to reach it,
+/// still returns a good placement rather than the stacked one: on large
+/// problems (reported at once, with the largest buffer as the bound: the
+/// max load comes with the layout), and as the `stand_in` for another
+/// heuristic (not reported: the result is that heuristic's if it places
+/// every buffer, even higher).
 #[cfg(feature = "heuristics")]
 fn placed_at_once(
     problem: &Problem,
     options: &Options,
     deadline: &Deadline<'_>,
+    stand_in: bool,
 ) -> Option<crate::heuristic::Best> {
     let online = matches!(
         options.method,
         Method::Auto | Method::Heuristic(crate::heuristic::Strategy::Online)
     );
     let timed = deadline.remaining().is_some();
-    if options.objective != Objective::Minimize || !online || !timed || problem.len() < AT_ONCE_FROM
-    {
+    let large = online && timed && problem.len() >= AT_ONCE_FROM;
+    if options.objective != Objective::Minimize || !(large || stand_in) {
         return None;
     }
     let mut poll = crate::deadline::Poll::new(deadline, 1 << 16);
@@ -246,7 +267,7 @@ fn placed_at_once(
     if height > problem.capacity() {
         return None;
     }
-    if let Some(p) = &options.progress {
+    if let Some(p) = options.progress.as_ref().filter(|_| !stand_in) {
         (p.0)(&super::options::Report {
             height: Some(height),
             lower_bound: problem.buffers().iter().map(|b| b.size).max().unwrap_or(0),
@@ -259,6 +280,20 @@ fn placed_at_once(
         variant: crate::heuristic::Variant::plain(crate::heuristic::Strategy::Online),
         restart: 0,
     })
+}
+
+/// The online order's plain placement on the layout, for a stand-in
+/// where [`crate::heuristic::online_at_once`] does not apply (gaps, fixed
+/// offsets): `None` if it does not fit the capacity or the deadline
+/// comes first.
+#[cfg(feature = "heuristics")]
+fn online_on_layout(work: &schedule::Work<'_>) -> Option<crate::heuristic::Best> {
+    let mut poll = crate::deadline::Poll::new(&work.deadline, 1 << 11);
+    let online = crate::heuristic::Variant::plain(crate::heuristic::Strategy::Online);
+    let capacity = work.problem.capacity();
+    crate::heuristic::plain(&work.layout, online, i64::MAX, &mut poll)
+        .ok()?
+        .filter(|b| b.height <= capacity)
 }
 
 /// What a plan stopped before any work returns: nothing placed, and the

@@ -393,6 +393,11 @@ fn finish(
     stop: Option<Stop>,
 ) -> Outcome {
     outcome.lower_bound = lower;
+    if best.is_none() {
+        // The one heuristic asked for placed nothing in the time: the
+        // online order's placement stands in for it.
+        best = work.stand_in.clone().map(Incumbent::from_best);
+    }
     if best.is_none() && !work.layout.fixed_clash {
         // Stopped before any strategy finished: every buffer above the
         // other still beats returning nothing.

@@ -745,7 +745,8 @@ def plan(
     may use (default 1, 0 for every core); ``base`` is added to every
     offset; ``strategy`` is "auto", "exact" or one heuristic ("online",
     "skyline", "first-fit", "best-fit", "big-rocks", "layered", "gap-fill",
-    "coalescing");
+    "coalescing"; minimising with a timeout, one that places nothing in
+    the time returns the online placement instead, its source "online");
     ``cancel`` stops the solve from another thread. Ctrl-C cancels too and
     raises KeyboardInterrupt.
 

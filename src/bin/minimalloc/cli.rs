@@ -100,7 +100,8 @@ pub struct Place {
     #[arg(long)]
     pub validate: bool,
 
-    /// Only this heuristic, with its restarts and local repair
+    /// Only this heuristic, with its restarts and local repair (if it places nothing within
+    /// --timeout, the online placement stands in; --stats names the source)
     #[arg(long, value_name = "NAME", value_parser = strategy, conflicts_with = "exact")]
     pub heuristic: Option<Strategy>,
 

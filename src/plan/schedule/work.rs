@@ -50,6 +50,10 @@ pub(crate) struct Work<'a> {
     /// [`crate::heuristic::online_at_once`]): the board starts with it
     /// and no lane runs that variant again.
     pub(crate) at_once: Option<Best>,
+    /// With one heuristic asked for, the online order's placement kept
+    /// aside: the result only if that heuristic places nothing in the
+    /// time (see `plan::arena`); never on the board, never repaired.
+    pub(crate) stand_in: Option<Best>,
     /// For a plan one level down: where the board hands each placement it
     /// publishes (see [`Relay`]).
     pub(crate) relay: Option<&'a Relay<'a>>,
@@ -90,6 +94,7 @@ impl<'a> Work<'a> {
             lower_bound,
             grain,
             at_once: None,
+            stand_in: None,
             relay: None,
         })
     }
