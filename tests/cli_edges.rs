@@ -527,6 +527,37 @@ fn messages_say_what_is_wrong() {
     );
 }
 
+/// Sends SIGINT to `child` and waits for it to end, sending it again each
+/// three seconds it runs on: one sent before the handlers are in place is
+/// lost where SIGINT starts ignored (a test run as a background job), and
+/// the long minimisation would then run for its whole timeout. (A caught
+/// one ends the run within a second: a second signal, which would end
+/// it at once, comes only after the first was lost.) Past a minute the
+/// child is killed and the test fails rather than hang.
+fn interrupt_until_it_ends(
+    child: &mut std::process::Child,
+    what: &str,
+) -> std::process::ExitStatus {
+    let started = std::time::Instant::now();
+    loop {
+        let _ = Command::new("kill")
+            .args(["-INT", &child.id().to_string()])
+            .status();
+        let sent = std::time::Instant::now();
+        while sent.elapsed() < Duration::from_secs(3) {
+            if let Some(status) = child.try_wait().unwrap() {
+                return status;
+            }
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        if started.elapsed() > Duration::from_secs(60) {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("{what}: still running a minute after the first SIGINT");
+        }
+    }
+}
+
 /// A signal while the input is still being read (the plan not started)
 /// leaves no output file: none exists until the result is written. Sent at
 /// several moments from the start; whatever the moment, the file is either
@@ -539,10 +570,7 @@ fn an_early_signal_leaves_no_empty_file() {
         let _ = std::fs::remove_file(&out);
         let mut child = long_minimisation(&input, &out, Stdio::null());
         std::thread::sleep(Duration::from_millis(wait_ms));
-        let _ = Command::new("kill")
-            .args(["-INT", &child.id().to_string()])
-            .status();
-        let status = child.wait().unwrap();
+        let status = interrupt_until_it_ends(&mut child, &format!("{k} ({wait_ms} ms)"));
         assert!(!status.success(), "{k}: the run was not stopped");
         match std::fs::read_to_string(&out) {
             Err(_) => {}
