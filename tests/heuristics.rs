@@ -429,6 +429,8 @@ fn restarts_count_and_bound_the_perturbed_placements() {
 /// the online placement made first stands in (valid, its source online),
 /// not every buffer stacked above the other; given the time to finish,
 /// the result is that heuristic's own (its placement, restarts or repair).
+/// Both ways the stand-in is made: before the layout, and (a buffer with a
+/// fixed offset) on it.
 #[test]
 fn the_online_placement_stands_in_for_a_heuristic_that_places_nothing_in_the_time() {
     // A clock of its own (the shared one is another test's): each read
@@ -438,39 +440,45 @@ fn the_online_placement_stands_in_for_a_heuristic_that_places_nothing_in_the_tim
         static READS: AtomicU64 = AtomicU64::new(0);
         READS.fetch_add(1, Ordering::Relaxed) * 20_000
     }
-    let problem = Problem::new(i64::MAX, generate(Spec::new(3_000, 3))).unwrap();
+    // Plain buffers (the online order placed before the layout), and the
+    // same with one offset fixed (placed on the layout).
+    let buffers = generate(Spec::new(3_000, 3));
+    let mut fixed = buffers.clone();
+    fixed[0] = fixed[0].clone().with_offset(0);
     let online = Strategy::Online.variants().next().unwrap();
-    for strategy in [Strategy::FirstFit, Strategy::BestFit] {
-        for (us, stands_in) in [(100, true), (10_000, true), (200_000, false)] {
-            let options = Options {
-                objective: Objective::Minimize,
-                method: Method::Heuristic(strategy),
-                timeout: Some(Duration::from_micros(us)),
-                clock: Some(clock),
-                threads: 1,
-                ..Options::default()
-            };
-            let outcome = plan(&problem, &options);
-            let s = outcome.solution.expect("a placement");
-            validate(&problem, &s).unwrap();
-            let source = outcome.source.unwrap();
-            let online_placement = run_variant(&problem, online).unwrap();
-            match stands_in {
-                true => {
-                    assert_eq!(
-                        source,
-                        Source::Heuristic(Strategy::Online, 0),
-                        "{strategy:?}"
-                    );
-                    assert_eq!(s.height(&problem), online_placement.height(&problem));
-                }
-                false => assert!(
-                    !matches!(
-                        source,
-                        Source::Heuristic(Strategy::Online, _) | Source::Stacked
+    for problem in [buffers, fixed].map(|b| Problem::new(i64::MAX, b).unwrap()) {
+        for strategy in [Strategy::FirstFit, Strategy::BestFit] {
+            for (us, stands_in) in [(2_000, true), (10_000, true), (200_000, false)] {
+                let options = Options {
+                    objective: Objective::Minimize,
+                    method: Method::Heuristic(strategy),
+                    timeout: Some(Duration::from_micros(us)),
+                    clock: Some(clock),
+                    threads: 1,
+                    ..Options::default()
+                };
+                let outcome = plan(&problem, &options);
+                let s = outcome.solution.expect("a placement");
+                validate(&problem, &s).unwrap();
+                let source = outcome.source.unwrap();
+                let online_placement = run_variant(&problem, online).unwrap();
+                match stands_in {
+                    true => {
+                        assert_eq!(
+                            source,
+                            Source::Heuristic(Strategy::Online, 0),
+                            "{strategy:?}"
+                        );
+                        assert_eq!(s.height(&problem), online_placement.height(&problem));
+                    }
+                    false => assert!(
+                        !matches!(
+                            source,
+                            Source::Heuristic(Strategy::Online, _) | Source::Stacked
+                        ),
+                        "{strategy:?} at {us} us: {source:?}"
                     ),
-                    "{strategy:?} at {us} us: {source:?}"
-                ),
+                }
             }
         }
     }
