@@ -28,6 +28,7 @@
 
 mod blocks;
 mod forced;
+mod levels;
 mod passes;
 mod rect;
 mod tiling;
@@ -35,9 +36,10 @@ mod tiling;
 use alloc::vec::Vec;
 
 use crate::deadline::{Poll, Stop};
-use crate::model::problem::{Buffer, Problem};
+use crate::model::problem::Problem;
 use blocks::block_pass;
 use forced::forced_pass;
+use levels::{coarse_buffers, Level, Passed};
 use passes::{chain_pass, fitting_stack_pass, paired_stack_pass, unguided_stack_pass};
 
 /// How many times over the merging passes may visit the buffers.
@@ -57,6 +59,12 @@ pub(crate) struct Coarse {
     /// grows rectangles, so each of its rectangles lies whole, members in
     /// place, inside one of this level's.
     pub(crate) finer: Option<alloc::boxed::Box<Coarse>>,
+    /// Where unguided stacks were made: the coarse problem as it stood
+    /// before the first of them, which is what a coarsening without them
+    /// makes (merging is deterministic, and without them it ends there),
+    /// kept so that the planner need not merge it all again; `None` where
+    /// that coarsening makes none.
+    pub(crate) guided: Option<alloc::boxed::Box<Coarse>>,
 }
 
 impl Coarse {
@@ -126,6 +134,7 @@ pub(crate) fn coarsen(
         keeps: making.finer,
         buffers,
         levels: Vec::new(),
+        guided: None,
     };
     let merged = merge(
         &mut rects,
@@ -142,20 +151,46 @@ pub(crate) fn coarsen(
         return Ok(None);
     }
     let level = coarse_buffers(buffers, &rects, &members, &alive, poll)?;
-    // The finer level: the fewest rectangles of those passed with at
-    // least twice this level's.
+    let guided = match (unguided_made, passed.guided) {
+        (true, Some(g)) => {
+            finished(problem, g.level, g.levels, false, None).map(alloc::boxed::Box::new)
+        }
+        _ => None,
+    };
+    Ok(finished(
+        problem,
+        level,
+        passed.levels,
+        unguided_made,
+        guided,
+    ))
+}
+
+/// The coarse problem of `level`, with the finer level among `passed`
+/// (the fewest rectangles of those with at least twice this level's);
+/// `None` where the level does not halve the problem.
+fn finished(
+    problem: &Problem,
+    level: Level,
+    passed: Vec<Level>,
+    unguided: bool,
+    guided: Option<alloc::boxed::Box<Coarse>>,
+) -> Option<Coarse> {
+    if 2 * level.buffers.len() > problem.len() {
+        return None;
+    }
     let finer = passed
-        .levels
         .into_iter()
         .rev()
         .find(|l| l.buffers.len() >= 2 * level.buffers.len())
-        .and_then(|l| level_problem(problem, l, unguided_made, None));
-    Ok(level_problem(
+        .and_then(|l| level_problem(problem, l, unguided, None, None));
+    level_problem(
         problem,
         level,
-        unguided_made,
+        unguided,
         finer.map(alloc::boxed::Box::new),
-    ))
+        guided,
+    )
 }
 
 /// The coarse problem of one level's buffers; `None` should they not make
@@ -166,6 +201,7 @@ fn level_problem(
     level: Level,
     unguided: bool,
     finer: Option<alloc::boxed::Box<Coarse>>,
+    guided: Option<alloc::boxed::Box<Coarse>>,
 ) -> Option<Coarse> {
     let problem = Problem::new(problem.capacity(), level.buffers).ok()?;
     Some(Coarse {
@@ -173,55 +209,8 @@ fn level_problem(
         unguided,
         at: level.at,
         finer,
+        guided,
     })
-}
-
-/// A level of merging.
-struct Level {
-    /// Its rectangles as buffers.
-    buffers: Vec<Buffer>,
-    /// Per original buffer, its rectangle and its offset inside it.
-    at: Vec<(u32, i64)>,
-}
-
-/// The levels merging passes on the way: at the start of a round, once
-/// at most half as many rectangles are left as at the last one kept (and
-/// at most half the buffers), the rectangles are kept as a level; the
-/// last few are held. Each costs a pass over the buffers, a few in all.
-struct Passed<'b> {
-    /// Whether levels are kept at all.
-    keeps: bool,
-    buffers: &'b [Buffer],
-    levels: Vec<Level>,
-}
-
-/// The levels [`Passed`] holds: enough that one has at least twice the
-/// rectangles of the last round's (the last level kept can be that
-/// round's own).
-const LEVELS_HELD: usize = 3;
-
-impl Passed<'_> {
-    fn round(
-        &mut self,
-        rects: &[Rect],
-        members: &Members,
-        alive: &[u32],
-        poll: &mut Poll<'_>,
-    ) -> Result<(), Stop> {
-        let last = self
-            .levels
-            .last()
-            .map_or(self.buffers.len(), |l| l.buffers.len());
-        if !self.keeps || 2 * alive.len() > last {
-            return Ok(());
-        }
-        if self.levels.len() == LEVELS_HELD {
-            self.levels.remove(0);
-        }
-        let level = coarse_buffers(self.buffers, rects, members, alive, poll)?;
-        self.levels.push(level);
-        Ok(())
-    }
 }
 
 /// Merges rectangles in rounds, the levels passed kept in `passed`;
@@ -300,7 +289,10 @@ fn merge(
                 2 => paired_stack_pass(r, m, a, poll)?,
                 3 => chain_pass(r, m, a, false, poll)?,
                 4 => spent += block_pass(r, m, a, true, poll)? as usize / 16,
-                _ => unguided_stack_pass(r, m, a, poll)?,
+                _ => {
+                    passed.before_unguided(r, m, a, poll)?;
+                    unguided_stack_pass(r, m, a, poll)?
+                }
             }
             unguided_made |= guess == 5 && alive.len() < now;
             if alive.len() < now {
@@ -323,45 +315,12 @@ fn merge(
     Ok(Some(unguided_made))
 }
 
-/// The buffers of the coarse problem (one per rectangle left), and where
-/// each buffer of the original lies: (its coarse buffer, its offset in it).
-fn coarse_buffers(
-    buffers: &[Buffer],
-    rects: &[Rect],
-    members: &Members,
-    alive: &[u32],
-    poll: &mut Poll<'_>,
-) -> Result<Level, Stop> {
-    let mut at = alloc::vec![(0u32, 0i64); buffers.len()];
-    let mut coarse: Vec<Buffer> = Vec::with_capacity(alive.len());
-    for (k, &r) in alive.iter().enumerate() {
-        let rect = rects[r as usize];
-        let list = &members.lists[r as usize];
-        for &(m, inside) in list {
-            at[m as usize] = (k as u32, inside + members.base[r as usize]);
-        }
-        let buffer = if list.len() == 1 {
-            let mut b = buffers[rect.origin as usize].clone();
-            b.id = alloc::string::String::new();
-            b.hint = None;
-            b
-        } else {
-            Buffer::new("", rect.lower, rect.upper, rect.size).with_alignment(rect.align)
-        };
-        coarse.push(buffer);
-        poll.tick(1 + list.len() as u64)?;
-    }
-    Ok(Level {
-        buffers: coarse,
-        at,
-    })
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::base::rng::Rng;
     use crate::deadline::Deadline;
+    use crate::model::problem::Buffer;
     use crate::model::solution::{validate, Solution};
 
     /// Whatever the coarse placement, lifted it is valid: placements of
@@ -432,6 +391,52 @@ mod tests {
             }
         }
         out
+    }
+
+    /// The coarse problem a coarsening with unguided stacks keeps from
+    /// before the first of them is the one a coarsening without them
+    /// makes, finer level and all, and there is one exactly where unguided
+    /// stacks were made.
+    #[test]
+    fn the_coarse_problem_kept_before_unguided_stacks_is_the_one_made_without_them() {
+        use crate::gen::{generate, Family, Spec};
+        let deadline = Deadline::none();
+        let same =
+            |a: &Coarse, b: &Coarse| a.problem.buffers() == b.problem.buffers() && a.at == b.at;
+        let mut kept = 0;
+        for (family, n) in [
+            (Family::Planted, 3000),
+            (Family::Swept, 3000),
+            (Family::Step, 2000),
+        ] {
+            for seed in 0..8 {
+                let spec = Spec::new(n, seed).with_family(family);
+                let problem = Problem::new(i64::MAX, generate(spec)).unwrap();
+                let mut poll = Poll::new(&deadline, u64::MAX);
+                let Some(all) = coarsen(&problem, Making::ALL, &mut poll).unwrap() else {
+                    continue;
+                };
+                let making = Making {
+                    unguided: false,
+                    finer: true,
+                };
+                let without = coarsen(&problem, making, &mut poll).unwrap();
+                assert_eq!(all.guided.is_some(), all.unguided, "{family:?} {seed}");
+                let Some(guided) = &all.guided else {
+                    continue;
+                };
+                let without = without.expect("a coarse problem without unguided stacks");
+                assert!(same(guided, &without), "{family:?} {seed}");
+                assert!(!guided.unguided && guided.guided.is_none());
+                match (&guided.finer, &without.finer) {
+                    (Some(a), Some(b)) => assert!(same(a, b), "{family:?} {seed}"),
+                    (None, None) => {}
+                    _ => panic!("{family:?} {seed}: one finer level, not two"),
+                }
+                kept += 1;
+            }
+        }
+        assert!(kept >= 6, "only {kept} coarsenings made unguided stacks");
     }
 
     /// Keeping levels changes nothing of the coarse problem: made without

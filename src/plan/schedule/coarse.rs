@@ -19,25 +19,30 @@ impl Lane<'_, '_> {
     /// time left, then a finer level started from its placement (see
     /// [`Lane::refine`]) in half the time then left. Then, if the
     /// coarsening guessed unguided stacks (the guesses most often wrong),
-    /// the same for the coarse problem made without them: more
-    /// rectangles, fewer wrong merges, and either can be the better (the
-    /// lower is kept).
+    /// the same for the coarse problem made without them (the one it
+    /// passed on the way, not merged again): more rectangles, fewer wrong
+    /// merges, and either can be the better (the lower is kept).
     pub(super) fn coarse(&mut self, poll: &mut Poll<'_>) -> Result<(), Stop> {
         if self.work.variants.is_empty() {
             return Ok(());
         }
-        for (unguided, share) in [(true, 3), (false, 2)] {
-            // A finer level only where it will be refined on.
-            let finer = self.coarse_solve.is_some() && self.deadline.remaining().is_some();
-            let making = heuristic::coarsen::Making { unguided, finer };
-            let Some(coarse) = heuristic::coarsen::coarsen(self.work.problem, making, poll)? else {
-                return Ok(());
-            };
+        // A finer level only where it will be refined on.
+        let finer = self.coarse_solve.is_some() && self.deadline.remaining().is_some();
+        let making = heuristic::coarsen::Making {
+            unguided: true,
+            finer,
+        };
+        let Some(mut coarse) = heuristic::coarsen::coarsen(self.work.problem, making, poll)? else {
+            return Ok(());
+        };
+        for share in [3, 2] {
             if let Some(placed) = self.coarse_level(&coarse, share, poll)? {
                 self.refine(&coarse, placed, 2, poll)?;
             }
-            if !coarse.unguided || self.coarse_solve.is_none() {
-                break;
+            let guided = coarse.guided.take().filter(|_| self.coarse_solve.is_some());
+            match guided {
+                Some(g) if coarse.unguided => coarse = *g,
+                _ => break,
             }
         }
         Ok(())
