@@ -3,7 +3,8 @@
 //! minimisation, and the finer level refined from the coarse placement.
 
 use super::board::Incumbent;
-use super::lane::{Lane, STALLED_STEPS};
+use super::lane::Lane;
+use super::repair::STALLED_STEPS;
 use crate::deadline::{Poll, Stop};
 use crate::heuristic::{self, Layout, Repair};
 use crate::plan::options::Source;

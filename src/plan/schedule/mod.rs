@@ -65,6 +65,7 @@ mod board;
 mod coarse;
 mod heavy;
 mod lane;
+mod repair;
 mod turns;
 mod work;
 
