@@ -13,9 +13,9 @@ pub(super) const STALLED_STEPS: u32 = 1 << 16;
 impl Lane<'_, '_> {
     /// Two grants' worth of work, split between the placements and the
     /// repair by what each lowered per unit of work so far
-    /// ([`Shares::restarts_against_repair`]): on some families the
-    /// restarts find the lower placements, on others the repair, and
-    /// each keeps a quarter whatever they found.
+    /// ([`crate::heuristic::Shares::restarts_against_repair`]): on some
+    /// families the restarts find the lower placements, on others the
+    /// repair, and each keeps a quarter whatever they found.
     pub(super) fn split(&self, grant: i64) -> (i64, i64) {
         let repair = self.grants.second_share();
         let both = grant.saturating_mul(2) as f64;
