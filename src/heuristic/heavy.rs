@@ -343,6 +343,11 @@ mod tests {
                     .map(|(b, o)| o + b.size)
                     .max();
                 assert_eq!(Some(height), top);
+                // Never below the heavy placement itself: the heavy series
+                // skips placing around a plan no lower than its best.
+                let heavy_top = heavy.problem.buffers().iter().zip(&placed);
+                let heavy_top = heavy_top.map(|(b, o)| o + b.size).max();
+                assert!(Some(height) >= heavy_top, "case {case}, {strategy:?}");
                 for limit in [height, height - 1] {
                     let again = heavy
                         .around(&layout, variant, &placed, limit, &mut poll)

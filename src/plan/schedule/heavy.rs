@@ -66,7 +66,9 @@ impl Lane<'_, '_> {
     /// problem's online placement is no lower than the online strategy's
     /// plain order (a heavy layer is not what decides the height there),
     /// else at the [`MISSES`]th heavy problem in a row whose online
-    /// placement is no lower than the lowest before it.
+    /// placement is no lower than the lowest before it. A heavy plan
+    /// that is itself no lower than that is such a miss without placing
+    /// anything around it.
     pub(super) fn heavy(&mut self, poll: &mut Poll<'_>) -> Result<(), Stop> {
         let (Some(solve), Some(_)) = (self.coarse_solve, self.deadline.remaining()) else {
             return Ok(());
@@ -104,6 +106,19 @@ impl Lane<'_, '_> {
             let Some(placed) = got else {
                 return Ok(());
             };
+            k = 2 * heavy.len();
+            // The heavy buffers keep their offsets around, so no online
+            // placement around a heavy plan is lower than the plan
+            // itself: one no lower than the lowest online placement so
+            // far is a miss as it stands, and the placements around it
+            // (each about a plain order of the whole problem) are skipped.
+            if placed.height >= lowest {
+                misses += 1;
+                if misses == MISSES || heavy.len() == first {
+                    return Ok(());
+                }
+                continue;
+            }
             // Placed whole whatever its height (the online strategies cost
             // the same either way): the series compares the lower. Both
             // the online and the coalescing choice of holes, where the
@@ -122,7 +137,6 @@ impl Lane<'_, '_> {
                     source: Source::Heaviest,
                 });
             }
-            k = 2 * heavy.len();
             // A first heavy problem that does not lower the plain order:
             // a heavy layer is not what decides the height here. Later, a
             // larger one may pack worse (its plan further from its bound)
