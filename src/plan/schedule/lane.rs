@@ -138,10 +138,14 @@ impl<'w, 'a> Lane<'w, 'a> {
             let plain_left = || round == 0 && self.board.plain_left(self.work.primary);
             let before = (self.height(), placing);
             while placing_here && (placing > 0 || plain_left()) && !self.board.done(goal) {
-                match self.place_one() {
-                    Some(Ok(used)) => placing -= used as i64,
+                let used = match self.place_one() {
+                    Some(Ok(used)) => used,
                     Some(Err(_)) => return self.publish(),
                     None => break,
+                };
+                placing -= used as i64;
+                if round == 0 && self.repair_beside_plain(used, goal).is_err() {
+                    return self.publish();
                 }
             }
             if plain_out {

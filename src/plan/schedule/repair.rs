@@ -36,6 +36,28 @@ impl Lane<'_, '_> {
         self.grants.record(repair, used, gained);
     }
 
+    /// Where the trees are built one at a time (see
+    /// `Board::claim_plain`), round 0's plain orders hold a lane for
+    /// seconds each and all of them run before the first repair: once
+    /// the board holds a placement below every plain order (the heaviest
+    /// buffers first, or the coarse level), it is repaired after each
+    /// placement for as much work as that placement took, so the lowest
+    /// placement keeps coming down while the plain orders are still out
+    /// (they keep half the lane, and every one still runs). Below that
+    /// size round 0 is short, and on some families its later placements
+    /// are what leads: the lane repairs after it, as before.
+    pub(super) fn repair_beside_plain(&mut self, used: u64, goal: Goal) -> Result<(), Stop> {
+        let leader = self.board.height();
+        if !self.board.one_tree || self.lanes == 1 || leader >= self.board.best_plain() {
+            return Ok(());
+        }
+        self.adopt();
+        let mut credit = i64::try_from(used).unwrap_or(i64::MAX);
+        let repaired = self.repair_for(&mut credit, goal);
+        self.publish();
+        repaired
+    }
+
     /// Repair steps while the grant lasts.
     pub(super) fn repair_for(&mut self, credit: &mut i64, goal: Goal) -> Result<(), Stop> {
         // A lane that walks gives the walk half of the repair's grant
@@ -101,9 +123,11 @@ mod tests {
     use crate::deadline::Deadline;
     use crate::model::buffer::Buffer;
     use crate::model::problem::Problem;
+    use crate::model::solution::{validate, Solution};
     use crate::plan::options::{Options, Source};
     use crate::plan::schedule::board::{Board, Incumbent};
     use crate::plan::schedule::work::Work;
+    use core::sync::atomic::Ordering;
 
     /// A lane stops repairing its own placement as soon as the board holds
     /// a lower one (from another lane, or relayed from a level below), so
@@ -147,5 +171,48 @@ mod tests {
         assert!(credit > full - 10_000, "spent {}", full - credit);
         lane.adopt();
         assert_eq!(lane.height(), 45);
+    }
+
+    /// Beside round 0's plain orders, a lane repairs the board's leader
+    /// only where the trees are built one at a time, with other lanes,
+    /// and when the leader is below every plain order finished; then it
+    /// lowers it, validly, for about the work it is given.
+    #[test]
+    fn the_leader_is_repaired_beside_the_plain_orders_only_where_they_are_slow() {
+        // Buffers one after another, stacked: one step puts any of them
+        // at the bottom.
+        let buffers = (0..8).map(|i| Buffer::new("", i, i + 1, 10)).collect();
+        let problem = Problem::new(i64::MAX, buffers).unwrap();
+        let stacked = Incumbent {
+            offsets: (0..8).map(|i| 10 * i).collect(),
+            height: 80,
+            source: Source::Heaviest,
+        };
+        let options = Options::default();
+        let none = Deadline::none();
+        let work = Work::new(&problem, &options, Deadline::none(), 0, None).unwrap();
+        // The leader on a board whose trees are built one at a time (or
+        // not), with a plain order finished at `plain`; what is on the
+        // board after one placement's worth of work beside it.
+        let after = |one_tree: bool, lanes: usize, plain: i64| {
+            let mut board = Board::new(&work, work.lower_bound);
+            board.one_tree = one_tree;
+            board.plain_heights[0].store(plain, Ordering::Relaxed);
+            assert!(board.publish(&work, &stacked));
+            let mut lane = Lane::new(&work, &board, &none, 0, lanes, None);
+            lane.repair_beside_plain(1 << 20, Goal::Minimize).unwrap();
+            board.best.with(|b| b.clone()).unwrap()
+        };
+        let repaired = after(true, 2, 90);
+        assert!(repaired.height < 80, "{}", repaired.height);
+        let solution = Solution {
+            offsets: repaired.offsets,
+        };
+        assert_eq!(validate(&problem, &solution), Ok(()));
+        // Small problems, one lane, or a leader no lower than a plain
+        // order: left as it is, for the plain orders to come first.
+        for (one_tree, lanes, plain) in [(false, 2, 90), (true, 1, 90), (true, 2, 80)] {
+            assert_eq!(after(one_tree, lanes, plain).height, 80);
+        }
     }
 }
