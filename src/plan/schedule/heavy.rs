@@ -107,25 +107,22 @@ impl Lane<'_, '_> {
                 return Ok(());
             };
             k = 2 * heavy.len();
-            // The heavy buffers keep their offsets around, so no online
-            // placement around a heavy plan is lower than the plan
-            // itself: one no lower than the lowest online placement so
-            // far is a miss as it stands, and the placements around it
-            // (each about a plain order of the whole problem) are skipped.
-            if placed.height >= lowest {
-                misses += 1;
-                if misses == MISSES || heavy.len() == first {
-                    return Ok(());
-                }
-                continue;
-            }
             // Placed whole whatever its height (the online strategies cost
             // the same either way): the series compares the lower. Both
             // the online and the coalescing choice of holes, where the
             // method runs both: which leaves less around a heavy layer
             // differs by problem, and each costs about a plain order.
+            // None where the plan itself is no lower than the lowest
+            // online placement so far: the heavy buffers keep their
+            // offsets around, so nothing there is lower than they are,
+            // and the series counts the miss below as it stands.
             let mut height = i64::MAX;
-            for &variant in &around {
+            let arounds = if placed.height < lowest {
+                &around[..]
+            } else {
+                &[]
+            };
+            for &variant in arounds {
                 let found = heavy.around(layout, variant, &placed.offsets, i64::MAX, poll)?;
                 let Some((offsets, placed_height)) = found else {
                     return Ok(());
