@@ -107,15 +107,15 @@ impl Lane<'_, '_> {
                 return Ok(());
             };
             k = 2 * heavy.len();
-            // Placed whole whatever its height (the online strategies cost
-            // the same either way): the series compares the lower. Both
-            // the online and the coalescing choice of holes, where the
-            // method runs both: which leaves less around a heavy layer
+            // Around a plan lower than the lowest online placement so far,
+            // each placed whole, with no height cut (the online strategies
+            // cost the same either way): the series compares the lower.
+            // Both the online and the coalescing choice of holes, where
+            // the method runs both: which leaves less around a heavy layer
             // differs by problem, and each costs about a plain order.
-            // None where the plan itself is no lower than the lowest
-            // online placement so far: the heavy buffers keep their
-            // offsets around, so nothing there is lower than they are,
-            // and the series counts the miss below as it stands.
+            // Around any other plan, nothing: the heavy buffers keep their
+            // offsets, so no placement there is lower than the plan, and
+            // the series counts the miss below as it stands.
             let mut height = i64::MAX;
             let arounds = if placed.height < lowest {
                 &around[..]
